@@ -1,0 +1,132 @@
+"""Central input validators: every public constructor checks its arguments here.
+
+Each helper takes exactly one keyword argument, so the error names the parameter::
+
+    >>> positive(epsilon=-1.0)
+    Traceback (most recent call last):
+    ValueError: Expected epsilon > 0, got epsilon=-1.0.
+
+Validators return the (converted) value so they can be used inline. No ``assert`` is
+used on user input (``python -O`` strips asserts).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "finite",
+    "integer",
+    "nonnegative",
+    "norm_index",
+    "one_of",
+    "positive",
+    "probability",
+    "rng",
+]
+
+
+def _single(kwargs: dict[str, Any]) -> tuple[str, Any]:
+    if len(kwargs) != 1:
+        raise TypeError("validators take exactly one keyword argument: name=value")
+    return next(iter(kwargs.items()))
+
+
+def _real(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"Expected {name} to be a real number, got {type(value).__name__} {value!r}.")
+    value = float(value)
+    if math.isnan(value):
+        raise ValueError(f"Expected {name} to be a number, got {name}=nan.")
+    return value
+
+
+def finite(**kwargs: Any) -> float:
+    """Return the value as float; raise unless it is a finite real number."""
+    name, value = _single(kwargs)
+    value = _real(name, value)
+    if not math.isfinite(value):
+        raise ValueError(f"Expected {name} to be finite, got {name}={value}.")
+    return value
+
+
+def positive(*, allow_inf: bool = False, **kwargs: Any) -> float:
+    """Return the value as float; raise unless it is > 0 (and finite unless ``allow_inf``)."""
+    name, value = _single(kwargs)
+    value = _real(name, value)
+    if not value > 0 or (math.isinf(value) and not allow_inf):
+        bound = "> 0" if allow_inf else "finite and > 0"
+        raise ValueError(f"Expected {name} {bound}, got {name}={value}.")
+    return value
+
+
+def nonnegative(**kwargs: Any) -> float:
+    """Return the value as float; raise unless it is finite and >= 0."""
+    name, value = _single(kwargs)
+    value = finite(**{name: value})
+    if value < 0:
+        raise ValueError(f"Expected {name} >= 0, got {name}={value}.")
+    return value
+
+
+def probability(*, open_interval: bool = True, **kwargs: Any) -> float:
+    """Return the value as float; raise unless it lies in (0, 1) (or [0, 1])."""
+    name, value = _single(kwargs)
+    value = _real(name, value)
+    ok = 0.0 < value < 1.0 if open_interval else 0.0 <= value <= 1.0
+    if not ok:
+        interval = "(0, 1)" if open_interval else "[0, 1]"
+        raise ValueError(f"Expected {name} in {interval}, got {name}={value}.")
+    return value
+
+
+def integer(*, minimum: int | None = None, maximum: int | None = None, **kwargs: Any) -> int:
+    """Return the value as int; raise unless it is an integer within [minimum, maximum]."""
+    name, value = _single(kwargs)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"Expected {name} to be an integer, got {type(value).__name__} {value!r}.")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"Expected {name} >= {minimum}, got {name}={value}.")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"Expected {name} <= {maximum}, got {name}={value}.")
+    return value
+
+
+def norm_index(**kwargs: Any) -> float:
+    """Return an l_p norm index p in [1, inf] as float (``inf`` allowed, also as the string "inf")."""
+    name, value = _single(kwargs)
+    if isinstance(value, str) and value.lower() in {"inf", "infinity"}:
+        return math.inf
+    value = _real(name, value)
+    if not value >= 1.0:
+        raise ValueError(f"Expected {name} in [1, inf], got {name}={value}.")
+    return value
+
+
+def one_of(choices: Any, **kwargs: Any) -> Any:
+    """Return the value if it is one of ``choices``; raise naming the parameter and the choices."""
+    name, value = _single(kwargs)
+    choices = tuple(choices)
+    if value not in choices:
+        raise ValueError(f"Unknown {name}={value!r}; expected one of {', '.join(map(repr, choices))}.")
+    return value
+
+
+def rng(**kwargs: Any) -> np.random.Generator:
+    """Return the value if it is a ``numpy.random.Generator``; a missing generator is an error.
+
+    dpbandit never falls back to global or clock-seeded randomness: pass
+    ``numpy.random.default_rng(seed)`` or a generator spawned from a ``SeedSequence``.
+    """
+    name, value = _single(kwargs)
+    if not isinstance(value, np.random.Generator):
+        raise TypeError(
+            f"Expected {name} to be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)), "
+            f"got {type(value).__name__}."
+        )
+    return value
