@@ -1,0 +1,217 @@
+"""Linear-UCB family: one scoring rule, with the statistics and the width as hooks.
+
+Every agent here scores arm ``k`` as ``<f_k, theta_hat> + width * ||f_k||_{V^{-1}}`` and pulls the
+arg-max (ties broken at random with the agent's generator). They differ only in
+
+* where the features ``f_k`` and the model of arm ``k`` come from (``_arm_features``):
+  the *disjoint* form keeps one ridge model per arm on the shared context (Li et al. 2010,
+  "A contextual-bandit approach to personalized news article recommendation", Algorithm 1), the
+  *shared-parameter* form keeps one model on per-arm features (Abbasi-Yadkori, Pal and Szepesvari
+  2011, "Improved algorithms for linear stochastic bandits", OFUL);
+* how the ridge statistics are kept (``_mean_and_variance`` / ``_record``): exact Sherman-Morrison
+  updates here, tree-noised statistics with Cholesky solves in :class:`dpbandit.agents.dpucb.DPUCB`;
+* the width (``_width``): a constant ``alpha``, zero for greedy least squares, or OFUL's beta_t.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dpbandit import _validate
+from dpbandit.agents.base import Agent
+
+
+class LinearUCBAgent(Agent):
+    """Shared maths of the linear-UCB family; subclasses choose features, statistics and width.
+
+    State: ``n_models`` ridge models of dimension ``feature_dim`` with ``V = lambda I + sum f f^T``
+    (kept as its inverse via Sherman-Morrison) and ``u = sum r f``.
+    """
+
+    def __init__(
+        self,
+        n_arms: int,
+        dim: int,
+        *,
+        rng: np.random.Generator,
+        horizon: int | None = None,
+        regularization: float = 1.0,
+    ) -> None:
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon)
+        self.regularization = _validate.positive(regularization=regularization)
+        self.t = 0
+        n_models, feature_dim = self._model_shape()
+        self.v_inv = np.tile(np.eye(feature_dim) / self.regularization, (n_models, 1, 1))
+        self.u = np.zeros((n_models, feature_dim))
+        self.theta_hat = np.zeros((n_models, feature_dim))
+
+    # -- hooks ---------------------------------------------------------------------------------
+    def _model_shape(self) -> tuple[int, int]:
+        """Return ``(n_models, feature_dim)``: ``(n_arms, dim)`` for the disjoint form."""
+        return self.n_arms, self.dim
+
+    def _arm_features(self, observation: np.ndarray) -> np.ndarray:
+        """Return the feature row of every arm, shape ``(n_arms, feature_dim)``."""
+        x = np.asarray(observation, dtype=float)
+        if x.shape != (self.dim,):
+            raise ValueError(f"Expected observation of shape ({self.dim},), got {x.shape}.")
+        return np.broadcast_to(x, (self.n_arms, self.dim))
+
+    def _model_of(self, action: int) -> int:
+        """Index of the ridge model that learns from ``action``'s rounds."""
+        return action if self.u.shape[0] == self.n_arms else 0
+
+    def _mean_and_variance(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``<f_k, theta_hat_{m(k)}>`` and ``||f_k||^2_{V_{m(k)}^{-1}}`` for every arm."""
+        if self.u.shape[0] == 1:
+            mean = features @ self.theta_hat[0]
+            variance = np.einsum("ki,ij,kj->k", features, self.v_inv[0], features)
+        else:
+            mean = np.einsum("ki,ki->k", features, self.theta_hat)
+            variance = np.einsum("ki,kij,kj->k", features, self.v_inv, features)
+        return mean, variance
+
+    def _record(self, model: int, feature: np.ndarray, reward: float) -> None:
+        """Add ``(feature, reward)`` to model ``model`` (Sherman-Morrison rank-one update)."""
+        v_inv = self.v_inv[model]
+        vf = v_inv @ feature
+        v_inv -= np.outer(vf, vf) / (1.0 + feature @ vf)
+        self.u[model] += reward * feature
+        self.theta_hat[model] = v_inv @ self.u[model]
+
+    def _width(self) -> float:
+        """Multiplier of the confidence width at the current round."""
+        raise NotImplementedError
+
+    # -- contract ------------------------------------------------------------------------------
+    def act(self, observation: np.ndarray) -> int:
+        """Pull the arm with the largest upper confidence bound (random tie-breaking)."""
+        features = self._arm_features(observation)
+        mean, variance = self._mean_and_variance(features)
+        width = self._width()
+        scores = mean if width == 0.0 else mean + width * np.sqrt(np.maximum(variance, 0.0))
+        best = np.flatnonzero(scores == scores.max())
+        return int(best[0] if best.size == 1 else self.rng.choice(best))
+
+    def update(self, observation: np.ndarray, action: int, reward: float) -> None:
+        """Learn from ``(observation, action, reward)``."""
+        action = self.check_action(action)
+        reward = _validate.finite(reward=reward)
+        features = self._arm_features(observation)
+        self._record(self._model_of(action), features[action], reward)
+        self.t += 1
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """Identifying hyper-parameters."""
+        return {**super().params, "regularization": self.regularization}
+
+
+class LinUCB(LinearUCBAgent):
+    """Disjoint LinUCB (Li et al. 2010, Algorithm 1): one ridge model per arm on the shared context.
+
+    Args:
+        alpha: constant confidence-width multiplier (>= 0; Li et al.'s alpha).
+        regularization: ridge parameter lambda (> 0).
+
+    Example:
+        >>> import numpy as np
+        >>> agent = LinUCB(3, 2, rng=np.random.default_rng(0))
+        >>> agent.act(np.array([1.0, 0.0])) in (0, 1, 2)
+        True
+    """
+
+    def __init__(
+        self,
+        n_arms: int,
+        dim: int,
+        *,
+        rng: np.random.Generator,
+        horizon: int | None = None,
+        alpha: float = 1.0,
+        regularization: float = 1.0,
+    ) -> None:
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, regularization=regularization)
+        self.alpha = _validate.nonnegative(alpha=alpha)
+
+    def _width(self) -> float:
+        return self.alpha
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """Identifying hyper-parameters."""
+        return {**super().params, "alpha": self.alpha}
+
+
+class GreedyLeastSquares(LinUCB):
+    """Greedy per-arm ridge regression: LinUCB with zero width (exploits the current estimates)."""
+
+    def __init__(
+        self,
+        n_arms: int,
+        dim: int,
+        *,
+        rng: np.random.Generator,
+        horizon: int | None = None,
+        regularization: float = 1.0,
+    ) -> None:
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, alpha=0.0, regularization=regularization)
+
+
+class SharedLinUCB(LinUCB):
+    """LinUCB with one shared parameter on per-arm features ``X_t`` of shape ``(n_arms, dim)``."""
+
+    observation_model = "per_arm"
+
+    def _model_shape(self) -> tuple[int, int]:
+        return 1, self.dim
+
+    def _arm_features(self, observation: np.ndarray) -> np.ndarray:
+        features = np.asarray(observation, dtype=float)
+        if features.shape != (self.n_arms, self.dim):
+            raise ValueError(
+                f"Expected observation of shape ({self.n_arms}, {self.dim}), got {features.shape}."
+            )
+        return features
+
+
+class OFUL(SharedLinUCB):
+    """OFUL (Abbasi-Yadkori et al. 2011, Theorem 2): shared-parameter LinUCB with the width
+
+    ``beta_t = noise_std * sqrt(dim * log((1 + t * feature_bound^2 / lambda) / confidence))
+    + sqrt(lambda) * param_bound``.
+
+    Args:
+        noise_std: sub-Gaussian scale R of the reward noise (> 0).
+        param_bound: bound S on ``||theta*||_2`` (> 0).
+        feature_bound: bound L on ``||x||_2`` (> 0).
+        confidence: failure probability delta of the confidence ellipsoid, in (0, 1).
+    """
+
+    def __init__(
+        self,
+        n_arms: int,
+        dim: int,
+        *,
+        rng: np.random.Generator,
+        horizon: int | None = None,
+        noise_std: float = 0.1,
+        param_bound: float = 1.0,
+        feature_bound: float = 1.0,
+        confidence: float = 0.01,
+        regularization: float = 1.0,
+    ) -> None:
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, alpha=0.0, regularization=regularization)
+        self.noise_std = _validate.positive(noise_std=noise_std)
+        self.param_bound = _validate.positive(param_bound=param_bound)
+        self.feature_bound = _validate.positive(feature_bound=feature_bound)
+        self.confidence = _validate.probability(confidence=confidence)
+
+    def _width(self) -> float:
+        lam = self.regularization
+        log_term = math.log((1.0 + self.t * self.feature_bound**2 / lam) / self.confidence)
+        return self.noise_std * math.sqrt(self.dim * log_term) + math.sqrt(lam) * self.param_bound
+

@@ -1,0 +1,221 @@
+"""Run agents x environment x seeds and collect tidy results.
+
+One *run* is one agent on one seed for ``horizon`` rounds. For a given seed every agent plays on an
+environment reset with the same seed (common random numbers, see :mod:`dpbandit.harness.seeding`),
+so regret differences between agents are paired. The result is a tidy ``pandas.DataFrame`` with one
+row per (agent, seed, recorded step); steps are recorded on a grid of about ``n_points`` steps.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+import math
+import multiprocessing
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from dpbandit import _validate
+from dpbandit.agents.base import Agent
+from dpbandit.harness import seeding
+
+AgentFactory = Callable[..., Agent]
+"""Anything called as ``factory(n_arms=K, dim=d, rng=rng, horizon=T)``: an Agent class or a partial."""
+
+COLUMNS = [
+    "env_id",
+    "agent",
+    "seed",
+    "step",
+    "cumulative_regret",
+    "regret",
+    "wall_time",
+    "epsilon",
+    "claimed_epsilon",
+]
+
+
+def recording_steps(horizon: int, n_points: int = 1000, spacing: str = "log") -> np.ndarray:
+    """Return the 1-based steps at which results are recorded (sorted, unique, ending at ``horizon``).
+
+    ``spacing="linear"`` gives an evenly spaced grid; ``"log"`` a geometric grid (dense early, where
+    regret curves bend) merged with a coarse linear grid so late steps are never sparse.
+    """
+    horizon = _validate.integer(horizon=horizon, minimum=1)
+    n_points = _validate.integer(n_points=n_points, minimum=2)
+    _validate.one_of(("log", "linear"), spacing=spacing)
+    linear = np.linspace(1, horizon, n_points if spacing == "linear" else n_points // 4)
+    steps = linear
+    if spacing == "log":
+        steps = np.concatenate([linear, np.geomspace(1, horizon, n_points - n_points // 4)])
+    return np.unique(np.round(steps).astype(np.int64).clip(1, horizon))
+
+
+def make_env(env_id: str, horizon: int | None = None, env_kwargs: Mapping[str, Any] | None = None):
+    """Make a registered environment (importing ``envs`` registers the ``dpbandit/`` ids)."""
+    import envs  # noqa: F401  (registers the dpbandit/ ids)
+
+    kwargs = dict(env_kwargs or {})
+    if horizon is not None:
+        kwargs["horizon"] = _validate.integer(horizon=horizon, minimum=1)
+    try:
+        gymnasium.spec(env_id)
+    except gymnasium.error.Error as err:
+        raise ValueError(f"Unknown env_id={env_id!r}: {err}") from err
+    return gymnasium.make(env_id, disable_env_checker=True, **kwargs)
+
+
+def _observation_adapter(agent: Agent, env_core: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """Map the env's observation to what the agent consumes (block features for per-arm agents)."""
+    if agent.observation_model == env_core.context_model:
+        return lambda obs: obs
+    if agent.observation_model == "per_arm" and env_core.context_model == "shared":
+        from envs.wrappers import block_features
+
+        n_arms = env_core.n_arms
+        return lambda obs: block_features(obs, n_arms)
+    raise TypeError(
+        f"agent {type(agent).__name__} consumes {agent.observation_model!r} observations but the "
+        f"environment's context_model is {env_core.context_model!r}."
+    )
+
+
+def _observation_model(factory: AgentFactory) -> str:
+    """The ``observation_model`` of the class a factory builds (a class, or a ``functools.partial``)."""
+    target = getattr(factory, "func", factory)
+    return getattr(target, "observation_model", "shared")
+
+
+def _feature_dim(observation_model: str, env_core: Any) -> int:
+    if observation_model == "per_arm" and env_core.context_model == "shared":
+        return env_core.dim * env_core.n_arms
+    return env_core.dim
+
+
+def run_one(
+    env_id: str,
+    agent_name: str,
+    factory: AgentFactory,
+    seed: np.random.SeedSequence,
+    *,
+    seed_index: int = 0,
+    horizon: int | None = None,
+    env_kwargs: Mapping[str, Any] | None = None,
+    n_points: int = 1000,
+    spacing: str = "log",
+) -> pd.DataFrame:
+    """Play one agent for one seed; return its recorded rows (see :data:`COLUMNS`)."""
+    env = make_env(env_id, horizon, env_kwargs)
+    core = env.unwrapped
+    horizon = int(core.horizon)
+    obs, _ = env.reset(seed=seeding.env_seed(seed))
+    agent = factory(
+        n_arms=core.n_arms,
+        dim=_feature_dim(_observation_model(factory), core),
+        rng=seeding.agent_rng(seed, agent_name),
+        horizon=horizon,
+    )
+    adapt = _observation_adapter(agent, core)
+    record = recording_steps(horizon, n_points, spacing)
+    regrets = np.empty(horizon)
+    wall = np.empty(record.size)
+    next_record = 0
+    start = time.perf_counter()
+    for t in range(horizon):
+        observation = adapt(obs)
+        action = agent.act(observation)
+        obs, reward, _, _, info = env.step(action)
+        agent.update(observation, action, reward)
+        regrets[t] = info["regret"]
+        if t + 1 == record[next_record]:
+            wall[next_record] = time.perf_counter() - start
+            next_record += 1
+    env.close()
+    cumulative = np.cumsum(regrets)
+    privacy = agent.privacy
+    return pd.DataFrame(
+        {
+            "env_id": env_id,
+            "agent": agent_name,
+            "seed": seed_index,
+            "step": record,
+            "cumulative_regret": cumulative[record - 1],
+            "regret": regrets[record - 1],
+            "wall_time": wall,
+            "epsilon": math.nan if privacy is None else float(privacy.epsilon),
+            "claimed_epsilon": math.nan if privacy is None else float(privacy.claimed_epsilon),
+        },
+        columns=COLUMNS,
+    )
+
+
+def _run_task(args: tuple) -> pd.DataFrame:
+    env_id, name, factory, root_seed, index, options = args
+    return run_one(env_id, name, factory, seeding.seed_sequence(root_seed, index), seed_index=index, **options)
+
+
+def run(
+    env_id: str,
+    agents: Mapping[str, AgentFactory],
+    *,
+    n_seeds: int = 5,
+    root_seed: int = 0,
+    horizon: int | None = None,
+    env_kwargs: Mapping[str, Any] | None = None,
+    n_points: int = 1000,
+    spacing: str = "log",
+    n_jobs: int = 1,
+    progress: bool | None = None,
+) -> pd.DataFrame:
+    """Run every agent on ``n_seeds`` seeds of ``env_id``; return a tidy DataFrame.
+
+    Args:
+        env_id: a registered Gymnasium id, e.g. ``"dpbandit/LinearBandit-v0"``.
+        agents: display name -> factory (an Agent class or ``functools.partial(cls, **hyper)``).
+        n_seeds: number of seeds (runs per agent).
+        root_seed: the root of every seed (same root seed -> identical DataFrame).
+        horizon: number of rounds T (default: the environment's own).
+        env_kwargs: keyword arguments for ``gymnasium.make``.
+        n_points: approximate number of recorded steps per run.
+        spacing: ``"log"`` or ``"linear"`` recording grid.
+        n_jobs: worker processes (1 runs in this process; factories must be picklable otherwise).
+        progress: show a progress bar (``None``: only on a terminal).
+
+    Example:
+        >>> from dpbandit.agents.linear import LinUCB
+        >>> df = run("dpbandit/LinearBandit-v0", {"LinUCB": LinUCB}, n_seeds=1, horizon=50,
+        ...          progress=False)
+        >>> int(df["step"].max())
+        50
+    """
+    if not agents:
+        raise ValueError("Expected at least one agent in agents={}.")
+    n_seeds = _validate.integer(n_seeds=n_seeds, minimum=1)
+    root_seed = _validate.integer(root_seed=root_seed, minimum=0)
+    n_jobs = _validate.integer(n_jobs=n_jobs, minimum=1)
+    make_env(env_id, horizon, env_kwargs).close()  # fail fast on a bad id / kwargs
+    options = {"horizon": horizon, "env_kwargs": env_kwargs, "n_points": n_points, "spacing": spacing}
+    tasks = [
+        (env_id, name, factory, root_seed, index, options)
+        for index in range(n_seeds)
+        for name, factory in agents.items()
+    ]
+    bar = tqdm(total=len(tasks), desc="runs", unit="run", disable=None if progress is None else not progress)
+    frames: list[pd.DataFrame] = []
+    if n_jobs == 1:
+        for task in tasks:
+            frames.append(_run_task(task))
+            bar.update()
+    else:
+        context = multiprocessing.get_context("spawn")
+        with futures.ProcessPoolExecutor(max_workers=n_jobs, mp_context=context) as pool:
+            for frame in pool.map(_run_task, tasks):
+                frames.append(frame)
+                bar.update()
+    bar.close()
+    return pd.concat(frames, ignore_index=True)
