@@ -1,0 +1,197 @@
+"""The GLM contextual-bandit problem: validated configuration plus the vectorised round maths.
+
+Model (004_290fd04a1e656565.txt Section 4.1): at round t a context is drawn, arm ``a`` has
+expected reward ``mu_{t,a} = zeta(<x_{t,a}, theta_a>)`` and realised reward
+``r_{t,a} = mu_{t,a} + std * z_{t,a}`` (Gaussian noise) or ``r_{t,a} ~ law(mu_{t,a})`` (the link's
+own law, by inversion of a uniform). Two context models:
+
+* ``"shared"`` (the disjoint model of DP-HDB, 004 Section 4): one context ``x_t in R^d``,
+  one parameter per arm, ``theta`` of shape ``(K, d)``; ``mu_{t,a} = zeta(<x_t, theta_a>)``.
+* ``"per_arm"`` (Shariff and Sheffet 2018): a feature matrix ``X_t in R^{K x d}`` and one
+  parameter ``theta in R^d``; ``mu_{t,a} = zeta(<X_t[a], theta>)``.
+
+All maths here is batched over leading axes ``(N replicates, m rounds)`` and computes each
+round's numbers from that round's draws only (elementwise products and a reduction over the
+contiguous last axis, no BLAS), so results do not depend on how rounds are batched.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dpbandit import _validate
+from envs import params
+from envs.links import Link, get_link, native_rewards
+
+__all__ = ["CONTEXT_MODELS", "NOISE_MODELS", "GLMProblem"]
+
+CONTEXT_MODELS = ("shared", "per_arm")
+NOISE_MODELS = ("gaussian", "native")
+
+
+@dataclass(frozen=True)
+class GLMProblem:
+    """Configuration of a GLM bandit, shared by :class:`GLMBanditEnv` and :class:`GLMBanditVectorEnv`.
+
+    Args:
+        n_arms: K >= 2.
+        dim: d >= 1 (tested from 2 to 10,000).
+        horizon: T >= 1 rounds per episode.
+        link: ``"identity"``, ``"logistic"``, ``"exponential"`` or a custom :class:`envs.links.Link`.
+        context_model: ``"shared"`` (x_t in R^d, theta (K, d)) or ``"per_arm"`` (X_t in R^{K x d},
+            theta (d,)).
+        noise: ``"gaussian"`` (``mu + noise_std * N(0, 1)``) or ``"native"`` (the link's own law:
+            Bernoulli for logistic, Poisson for exponential). ``None`` [Fill]: native when the
+            link has a law, else Gaussian.
+        noise_std: standard deviation of the Gaussian reward noise (finite, >= 0; unused for
+            native noise).
+        contexts: ``"gaussian"`` (i.i.d. N(0, context_std^2) coordinates) or ``"uniform"``
+            (i.i.d. U[-context_bound, context_bound]).
+        context_std: Gaussian context standard deviation (> 0).
+        context_bound: half-width of the uniform context cube (> 0).
+        context_norm: l_p index p; each context row is scaled to unit l_p norm. ``None`` keeps
+            raw draws (then observation bounds are infinite for Gaussian contexts).
+        sparsity: s non-zero coordinates per parameter vector (1 <= s <= d); ``None`` = dense.
+        theta_values: ``"gaussian"`` or ``"ones"`` (values of the non-zeros before normalisation).
+        theta_norm: l_p index used to normalise each parameter vector.
+        theta_radius: l_p norm of each parameter vector (> 0).
+        theta: a fixed parameter (shape ``(K, d)`` shared / ``(d,)`` per-arm) used instead of the
+            generator, as given (no normalisation).
+    """
+
+    n_arms: int
+    dim: int
+    horizon: int
+    link: Link | str = "identity"
+    context_model: str = "shared"
+    noise: str | None = None
+    noise_std: float = 0.1
+    contexts: str = "gaussian"
+    context_std: float = 1.0
+    context_bound: float = 1.0
+    context_norm: float | str | None = 2.0
+    sparsity: int | None = None
+    theta_values: str = "gaussian"
+    theta_norm: float | str = 2.0
+    theta_radius: float = 1.0
+    theta: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "n_arms", _validate.integer(n_arms=self.n_arms, minimum=2))
+        set_(self, "dim", _validate.integer(dim=self.dim, minimum=1))
+        set_(self, "horizon", _validate.integer(horizon=self.horizon, minimum=1))
+        link = get_link(self.link)
+        set_(self, "link", link)
+        _validate.one_of(CONTEXT_MODELS, context_model=self.context_model)
+        noise = self.noise
+        if noise is None:
+            noise = "gaussian" if link.distribution is None else "native"
+        _validate.one_of(NOISE_MODELS, noise=noise)
+        if noise == "native" and link.distribution is None:
+            raise ValueError(f"noise='native' needs a link with a reward law; link={link.name!r} has none.")
+        set_(self, "noise", noise)
+        set_(self, "noise_std", _validate.nonnegative(noise_std=self.noise_std))
+        _validate.one_of(params.CONTEXT_DISTRIBUTIONS, contexts=self.contexts)
+        set_(self, "context_std", _validate.positive(context_std=self.context_std))
+        set_(self, "context_bound", _validate.positive(context_bound=self.context_bound))
+        if self.context_norm is not None:
+            set_(self, "context_norm", _validate.norm_index(context_norm=self.context_norm))
+        if self.sparsity is not None:
+            _validate.integer(sparsity=self.sparsity, minimum=1, maximum=self.dim)
+        _validate.one_of(params.THETA_VALUES, theta_values=self.theta_values)
+        set_(self, "theta_norm", _validate.norm_index(theta_norm=self.theta_norm))
+        set_(self, "theta_radius", _validate.positive(theta_radius=self.theta_radius))
+        if self.theta is not None:
+            set_(self, "theta", self._check_theta(self.theta))
+
+    def _check_theta(self, theta: Any) -> np.ndarray:
+        theta = np.array(theta, dtype=np.float64)
+        if theta.shape != self.theta_shape:
+            raise ValueError(
+                f"Expected theta of shape {self.theta_shape} for context_model={self.context_model!r}, "
+                f"got shape {theta.shape}."
+            )
+        if not np.all(np.isfinite(theta)):
+            raise ValueError("Expected theta to be finite.")
+        theta.setflags(write=False)
+        return theta
+
+    # ------------------------------------------------------------------ shapes and bounds
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        """``(d,)`` for the shared model, ``(K, d)`` for the per-arm model."""
+        return (self.dim,) if self.context_model == "shared" else (self.n_arms, self.dim)
+
+    @property
+    def theta_shape(self) -> tuple[int, ...]:
+        """``(K, d)`` for the shared model, ``(d,)`` for the per-arm model."""
+        return (self.n_arms, self.dim) if self.context_model == "shared" else (self.dim,)
+
+    @property
+    def observation_bound(self) -> float:
+        """A bound on every context coordinate (``inf`` for raw Gaussian contexts).
+
+        A unit l_p-normalised row has ``|x_i| <= ||x||_p = 1``; a relative slack of 1e-12 covers
+        the rounding of the division.
+        """
+        if self.context_norm is not None:
+            return 1.0 + 1e-12
+        return self.context_bound if self.contexts == "uniform" else math.inf
+
+    # ------------------------------------------------------------------ draws and maths
+    def sample_theta(self, rng: np.random.Generator) -> np.ndarray:
+        """One replicate's parameter (fixed ``theta`` if given, else the configured generator)."""
+        if self.theta is not None:
+            return self.theta.copy()
+        count = self.n_arms if self.context_model == "shared" else 1
+        theta = params.sample_parameters(
+            rng,
+            count,
+            self.dim,
+            sparsity=self.sparsity,
+            values=self.theta_values,
+            norm=self.theta_norm,
+            radius=self.theta_radius,
+        )
+        return theta.reshape(self.theta_shape)
+
+    def sample_contexts(self, rng: np.random.Generator, m: int) -> np.ndarray:
+        """The observations of ``m`` consecutive rounds, shape ``(m, *observation_shape)``."""
+        return params.sample_contexts(
+            rng,
+            (m, *self.observation_shape),
+            distribution=self.contexts,
+            std=self.context_std,
+            bound=self.context_bound,
+            norm=self.context_norm,
+        )
+
+    def expected_rewards(self, observations: np.ndarray, theta: np.ndarray) -> np.ndarray:
+        """``zeta(<x, theta_a>)`` for all arms: observations ``(N, m, *obs)``, theta ``(N, *theta_shape)``.
+
+        Returns shape ``(N, m, K)``.
+        """
+        if self.context_model == "shared":
+            products = observations[:, :, None, :] * theta[:, None, :, :]
+        else:
+            products = observations * theta[:, None, None, :]
+        return self.link.mean(products.sum(axis=-1))
+
+    def realise(self, means: np.ndarray, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+        """Realised rewards of every arm, ``(N, m, K)``, from each replicate's noise stream.
+
+        Each round consumes exactly K draws per replicate (standard normals or uniforms),
+        whatever arm is played: common random numbers.
+        """
+        shape = means.shape[1:]
+        if self.noise == "gaussian":
+            z = np.stack([rng.standard_normal(shape) for rng in rngs])
+            return means + self.noise_std * z
+        u = np.stack([rng.random(shape) for rng in rngs])
+        return native_rewards(self.link, u, means)

@@ -1,0 +1,139 @@
+"""Round generation for N lockstep replicates: streams, chunked buffer, block access, seeds.
+
+Each replicate owns a root generator (Gymnasium's ``np_random``). At every reset it spawns
+three children (``Generator.spawn``): parameters, contexts, reward noise. Rounds are drawn in
+chunks of ``chunk_rounds`` rounds; every stream consumes a fixed number of draws per round in
+round order, and the maths is per round (see :mod:`envs.problem`), so the numbers of round t do
+not depend on the chunk size, on ``N`` or on the actions taken (common random numbers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from dpbandit import _validate
+from envs.problem import GLMProblem
+
+__all__ = ["DEFAULT_CHUNK_ELEMENTS", "RoundBlock", "RoundStream", "replicate_seeds"]
+
+#: Memory budget of one chunk, in float64 elements of the (N, m, K, d) product [Fill].
+DEFAULT_CHUNK_ELEMENTS = 2**20
+#: Upper bound on the rounds of one chunk (keeps reset cheap when K * d is small) [Fill].
+MAX_CHUNK_ROUNDS = 1024
+
+
+class RoundBlock(NamedTuple):
+    """Consecutive rounds. Scalar env: leading axis m; vector env: leading axes (N, m).
+
+    Attributes:
+        observations: the contexts, ``(m, d)`` shared / ``(m, K, d)`` per-arm.
+        expected_rewards: ``mu_{t,a}``, shape ``(m, K)``.
+        rewards: realised reward of every arm, ``(m, K)`` (an agent sees only its arm's).
+    """
+
+    observations: np.ndarray
+    expected_rewards: np.ndarray
+    rewards: np.ndarray
+
+    @property
+    def optimal_actions(self) -> np.ndarray:
+        """``argmax_a mu_{t,a}`` per round (lowest index on ties)."""
+        return self.expected_rewards.argmax(axis=-1)
+
+
+def replicate_seeds(seed: int, num_envs: int) -> list[int]:
+    """Per-replicate integer seeds derived from one root seed (documented, public).
+
+    ``SeedSequence(seed).spawn(num_envs)[i].generate_state(1, uint64)[0]``: statistically
+    independent streams, unlike ``seed + i`` where (seed=0, replicate 1) and (seed=1,
+    replicate 0) would coincide. A scalar env reset with ``replicate_seeds(s, N)[i]`` reproduces
+    replicate ``i`` of the vector env reset with ``s``.
+    """
+    seed = _validate.integer(seed=seed, minimum=0)
+    num_envs = _validate.integer(num_envs=num_envs, minimum=1)
+    children = np.random.SeedSequence(seed).spawn(num_envs)
+    return [int(child.generate_state(1, np.uint64)[0]) for child in children]
+
+
+class RoundStream:
+    """The per-episode state of N replicates advancing in lockstep over one :class:`GLMProblem`."""
+
+    def __init__(self, problem: GLMProblem, num_envs: int, chunk_rounds: int | None = None) -> None:
+        self.problem = problem
+        self.num_envs = _validate.integer(num_envs=num_envs, minimum=1)
+        if chunk_rounds is None:
+            per_round = num_envs * problem.n_arms * problem.dim
+            chunk_rounds = max(1, min(MAX_CHUNK_ROUNDS, DEFAULT_CHUNK_ELEMENTS // per_round))
+        self.chunk_rounds = _validate.integer(chunk_rounds=chunk_rounds, minimum=1)
+        self.theta: np.ndarray | None = None
+        self.t = 0
+        self._context_rngs: list[np.random.Generator] = []
+        self._noise_rngs: list[np.random.Generator] = []
+        self._buffer: RoundBlock | None = None
+        self._pos = 0
+
+    def reset(self, roots: Sequence[np.random.Generator]) -> None:
+        """Start a new episode: spawn (parameter, context, noise) streams from each root."""
+        children = [root.spawn(3) for root in roots]
+        self.theta = np.stack([self.problem.sample_theta(c[0]) for c in children])
+        self._context_rngs = [c[1] for c in children]
+        self._noise_rngs = [c[2] for c in children]
+        self.t = 0
+        self._buffer = None
+        self._pos = 0
+
+    @property
+    def remaining(self) -> int:
+        """Rounds left in the episode."""
+        return self.problem.horizon - self.t
+
+    def _check_active(self) -> None:
+        if self.theta is None:
+            raise RuntimeError("Call reset() before drawing rounds.")
+        if self.remaining == 0:
+            raise RuntimeError(
+                f"The episode is over (horizon={self.problem.horizon} rounds played); call reset()."
+            )
+
+    def _refill(self) -> RoundBlock:
+        self._check_active()
+        m = min(self.chunk_rounds, self.remaining)
+        obs = np.stack([self.problem.sample_contexts(rng, m) for rng in self._context_rngs])
+        means = self.problem.expected_rewards(obs, self.theta)
+        rewards = self.problem.realise(means, self._noise_rngs)
+        self._buffer = RoundBlock(obs, means, rewards)
+        self._pos = 0
+        return self._buffer
+
+    def current(self) -> RoundBlock:
+        """Views of the round about to be played: ``(N, *obs)``, ``(N, K)``, ``(N, K)``."""
+        buffer = self._buffer
+        if buffer is None or self._pos == buffer.rewards.shape[1]:
+            buffer = self._refill()
+        p = self._pos
+        return RoundBlock(buffer.observations[:, p], buffer.expected_rewards[:, p], buffer.rewards[:, p])
+
+    def advance(self) -> None:
+        """Mark the current round as played."""
+        self._pos += 1
+        self.t += 1
+
+    def take(self, m: int) -> RoundBlock:
+        """The next ``m`` rounds as fresh arrays ``(N, m, ...)``; they count as played."""
+        self._check_active()
+        m = _validate.integer(m=m, minimum=1, maximum=self.remaining)
+        pieces: list[RoundBlock] = []
+        while m > 0:
+            buffer = self._buffer
+            if buffer is None or self._pos == buffer.rewards.shape[1]:
+                buffer = self._refill()
+            n = min(m, buffer.rewards.shape[1] - self._pos)
+            sl = slice(self._pos, self._pos + n)
+            pieces.append(RoundBlock(*(a[:, sl] for a in buffer)))
+            self._pos += n
+            self.t += n
+            m -= n
+        return RoundBlock(*(np.concatenate(arrays, axis=1) for arrays in zip(*pieces)))
