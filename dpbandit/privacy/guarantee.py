@@ -1,0 +1,124 @@
+"""``PrivacyGuarantee``: what a private algorithm claims and what an accountant certifies.
+
+Every private agent / optimizer exposes ``privacy -> PrivacyGuarantee``. It holds the paper's claimed
+``(epsilon, delta)`` and the epsilon that the named accountant computes *at the claimed delta*. When the two
+differ both are kept and printed; ``shortfall > 0`` means the paper's calibration is weaker than claimed
+according to the accountant (never hidden, never rounded away).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import dp_accounting
+
+from dpbandit import _validate as v
+from dpbandit.privacy.accounting import default_relation, epsilon_for
+
+__all__ = ["PrivacyGuarantee"]
+
+_REL_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class PrivacyGuarantee:
+    """A privacy guarantee with its provenance.
+
+    Attributes:
+        mechanism: short description, e.g. ``"DP-UCB Gram tree (Gaussian)"``.
+        claimed_epsilon: the paper's (or the user's target) epsilon.
+        claimed_delta: the paper's delta (``0 < delta < 1``).
+        epsilon: epsilon at ``claimed_delta`` computed by ``accountant`` (``inf`` if the accountant certifies
+            nothing).
+        relation: neighbouring relation, e.g. ``"replace-one (l2 sensitivity 2.0)"``.
+        accountant: who computed ``epsilon``: ``"rdp"``, ``"pld"`` (dp_accounting) or ``"analytic: <lemma>"``
+            when dp_accounting does not support the mechanism (e.g. Lemma 2.1 of 004).
+        calibration: how the noise was set (formula, paper equation).
+        notes: caveats (known paper errors, flags such as ``paper_exact``).
+    """
+
+    mechanism: str
+    claimed_epsilon: float
+    claimed_delta: float
+    epsilon: float
+    relation: str
+    accountant: str
+    calibration: str = ""
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        v.positive(claimed_epsilon=self.claimed_epsilon)
+        v.probability(claimed_delta=self.claimed_delta)
+        v.positive(epsilon=self.epsilon, allow_inf=True)
+
+    @property
+    def shortfall(self) -> float:
+        """``max(0, epsilon - claimed_epsilon)``: how far the accountant's epsilon exceeds the claim."""
+        gap = self.epsilon - self.claimed_epsilon
+        return gap if gap > _REL_TOL * self.claimed_epsilon else 0.0
+
+    @property
+    def holds(self) -> bool:
+        """True if the accountant certifies the claimed (epsilon, delta)."""
+        return self.shortfall == 0.0
+
+    @classmethod
+    def from_event(
+        cls,
+        mechanism: str,
+        event: dp_accounting.DpEvent,
+        claimed_epsilon: float,
+        claimed_delta: float,
+        *,
+        accountant: str = "rdp",
+        sensitivity: str = "",
+        calibration: str = "",
+        notes: str = "",
+    ) -> PrivacyGuarantee:
+        """Account ``event`` with dp_accounting at ``claimed_delta`` (relation from ``default_relation``)."""
+        claimed_delta = v.probability(claimed_delta=claimed_delta)
+        eps = epsilon_for(event, claimed_delta, accountant)
+        relation = f"replace-one ({sensitivity})" if sensitivity else "replace-one"
+        relation += f"; dp_accounting {default_relation(event).name}"
+        return cls(mechanism, claimed_epsilon, claimed_delta, eps, relation, accountant, calibration, notes)
+
+    @classmethod
+    def analytic(
+        cls,
+        mechanism: str,
+        claimed_epsilon: float,
+        claimed_delta: float,
+        source: str,
+        *,
+        epsilon: float | None = None,
+        relation: str = "replace-one",
+        calibration: str = "",
+        notes: str = "",
+    ) -> PrivacyGuarantee:
+        """Guarantee from a paper's lemma for mechanisms dp_accounting does not support.
+
+        ``epsilon`` defaults to ``claimed_epsilon`` (the lemma's bound); ``accountant`` reads
+        ``"analytic: <source>"``.
+        """
+        eps = claimed_epsilon if epsilon is None else epsilon
+        return cls(mechanism, claimed_epsilon, claimed_delta, eps, relation, f"analytic: {source}", calibration, notes)
+
+    def __str__(self) -> str:
+        lines = [
+            f"{self.mechanism}: claimed ({self.claimed_epsilon:.4g}, {self.claimed_delta:.3g})-DP; "
+            f"{self.accountant} gives epsilon={self.epsilon:.4g} at delta={self.claimed_delta:.3g}",
+            f"  relation: {self.relation}",
+        ]
+        if self.shortfall > 0:
+            lines.append(
+                f"  SHORTFALL: accountant epsilon exceeds the claim by {self.shortfall:.4g} "
+                f"({self.epsilon / self.claimed_epsilon if math.isfinite(self.epsilon) else math.inf:.3g}x)"
+            )
+        elif self.epsilon < self.claimed_epsilon * (1 - 1e-6):
+            lines.append(f"  (claim is conservative: accountant is tighter by {self.claimed_epsilon - self.epsilon:.4g})")
+        if self.calibration:
+            lines.append(f"  calibration: {self.calibration}")
+        if self.notes:
+            lines.append(f"  notes: {self.notes}")
+        return "\n".join(lines)
