@@ -28,7 +28,6 @@ Conventions (notes/ofw_hdb.md Sections 1.2 and 6.1-6.3):
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,11 +35,10 @@ from dpbandit import _validate
 from dpbandit.optim.base import StreamingOptimizer
 from dpbandit.optim.geometry import dual_exponent, lmo
 from dpbandit.optim.losses import Loss
+from dpbandit.privacy.accounting import tree_aggregation_event
+from dpbandit.privacy.guarantee import PrivacyGuarantee
 from dpbandit.privacy.regularity import SmoothNorm, smooth_norm
 from dpbandit.privacy.tree import TreeAggregator
-
-if TYPE_CHECKING:  # pragma: no cover
-    from dpbandit.privacy.guarantee import PrivacyGuarantee
 
 __all__ = ["DPTOFW", "gaussian_multiplier", "tofw_sigma"]
 
@@ -149,25 +147,20 @@ class DPTOFW(StreamingOptimizer):
     def privacy(self) -> PrivacyGuarantee | None:
         if not self.noise:
             return None
-        from dpbandit.privacy.accounting import epsilon_for, tree_aggregation_event
-        from dpbandit.privacy.guarantee import PrivacyGuarantee
-
+        calibration = (
+            f"Eq 3.2: sigma_+={self.sigma_plus:.4g}, l_q sensitivity 2(c beta D + L)={self.sensitivity:.4g} "
+            f"(c={self.lr_scale:g}, beta={self.smoothness:g}, D={self.diameter:g}, L={self.lipschitz:g}), "
+            f"m={self.depth}, kappa_q={self.norm_plus.kappa:.4g}, smooth norm l_{self.norm_plus.r:.3g}"
+        )
+        mechanism = "DP-TOFW (Algorithm 1 of 004): tree aggregation with generalized Gaussian node noise"
         z = gaussian_multiplier(self.norm_plus, self.sigma_plus, self.sensitivity)
-        accounted = None if z is None else epsilon_for(tree_aggregation_event(z, self.horizon), self.delta)
-        return PrivacyGuarantee(
-            mechanism="DP-TOFW (Algorithm 1 of 004): tree aggregation with generalized Gaussian node noise",
-            claimed_epsilon=self.epsilon,
-            claimed_delta=self.delta,
-            epsilon=accounted,
-            relation="replace-one",
-            accountant="rdp" if z is not None else None,
-            calibration=(
-                f"Eq 3.2: sigma_+={self.sigma_plus:.4g}, l_q sensitivity 2(c beta D + L)={self.sensitivity:.4g}, "
-                f"depth m={self.depth}, kappa_q={self.norm_plus.kappa:.4g}, smooth norm l_{self.norm_plus.r:.3g}"
-            ),
-            notes=(
-                "Thm 3.1 (Lemma 2.1 per node at (eps/m, delta/m), basic composition over m nodes)."
-                + ("" if z is not None else " Non-Gaussian node noise: dp_accounting cannot account it; "
-                   "epsilon is the paper's claim only.")
-            ),
+        if z is None:
+            return PrivacyGuarantee.analytic(
+                mechanism, self.epsilon, self.delta, "Thm 3.1 of 004 (Lemma 2.1 per node, basic composition)",
+                calibration=calibration,
+            )
+        return PrivacyGuarantee.from_event(
+            mechanism, tree_aggregation_event(z, self.horizon), self.epsilon, self.delta,
+            sensitivity="l2 sensitivity bound from the l_q one", calibration=calibration,
+            notes="node noise is Gaussian here (smooth norm l_2), so the RDP tree accountant applies",
         )

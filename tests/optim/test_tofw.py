@@ -120,3 +120,15 @@ def test_validation():
     opt.step(np.ones(3), 1.0)
     with pytest.raises(RuntimeError, match="horizon"):
         opt.step(np.ones(3), 1.0)
+
+
+@pytest.mark.parametrize("p, dim, accounted", [(math.inf, 10, True), (1.5, 5, True), (1.5, 20, False)])
+def test_privacy_guarantee(p, dim, accounted):
+    opt = _tofw(dim, 1000, p, noise=True)
+    g = opt.privacy
+    assert g.claimed_epsilon == 1.0 and g.claimed_delta == 1e-3
+    if accounted:  # Gaussian node noise: the RDP tree accountant certifies Eq 3.2 (conservatively)
+        assert g.accountant == "rdp" and g.holds and g.epsilon < 1.0
+    else:  # l_r generalized Gaussian, r = ln 20: only the paper's Theorem 3.1
+        assert g.accountant.startswith("analytic")
+    assert _tofw(dim, 1000, p, noise=False).privacy is None
