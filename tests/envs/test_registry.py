@@ -1,0 +1,41 @@
+"""Must show 2: every registered ``dpbandit/`` id passes Gymnasium's env checker, scalar and vector."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import envs
+
+DPBANDIT_IDS = sorted(env_id for env_id in gym.registry if env_id.startswith("dpbandit/"))
+
+
+def test_every_preset_is_registered() -> None:
+    assert set(envs.ENV_IDS) <= set(DPBANDIT_IDS)
+    assert "dpbandit/HDBSection54-v0" in DPBANDIT_IDS
+
+
+@pytest.mark.parametrize("env_id", DPBANDIT_IDS)
+def test_check_env_passes_without_warnings(env_id: str) -> None:
+    env = gym.make(env_id, horizon=50)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env.unwrapped)
+    assert [str(w.message) for w in caught] == []
+    assert env.unwrapped.spec.id == env_id
+
+
+@pytest.mark.parametrize("env_id", DPBANDIT_IDS)
+def test_make_vec_vector_entry_point(env_id: str) -> None:
+    vec = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", horizon=5)
+    obs, info = vec.reset(seed=0)
+    assert obs.shape == (3, *vec.single_observation_space.shape)
+    assert obs in vec.observation_space
+    obs, rewards, terminated, truncated, info = vec.step(vec.action_space.sample())
+    assert rewards.shape == (3,) and info["regret"].shape == (3,)
+    assert not terminated.any() and not truncated.any()
+    assert np.all(info["regret"] >= 0)
