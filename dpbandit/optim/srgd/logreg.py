@@ -8,8 +8,7 @@ regression"). The paper does not state its parameterisation; we use the standard
     f(theta; x, y) = -log softmax(W [x, 1])_y,
     grad f(theta; x, y) = (softmax(W [x, 1]) - onehot(y)) outer [x, 1].
 
-It follows the loss contract of ``docs/architecture.md`` (``value``, ``grad``,
-``per_example_grad``), so the optimizers of this subpackage accept it or any other loss object.
+It implements the ``dpbandit.optim.losses.Loss`` contract (``value``, ``grad``, ``per_example_grad``).
 """
 
 from __future__ import annotations
@@ -18,11 +17,12 @@ import numpy as np
 from scipy.special import log_softmax, softmax
 
 from dpbandit._validate import integer
+from dpbandit.optim.losses import Loss
 
 __all__ = ["SoftmaxRegression"]
 
 
-class SoftmaxRegression:
+class SoftmaxRegression(Loss):
     """Softmax cross-entropy loss of a linear classifier with a bias term.
 
     Args:
