@@ -45,6 +45,7 @@ class KLInstance:
     points: np.ndarray = field(repr=False)
     weights: np.ndarray = field(repr=False)
     w_star: np.ndarray = field(repr=False)
+    center: np.ndarray = field(repr=False)
     f_star: float
     gamma: float
     kappa: float
@@ -74,9 +75,8 @@ class KLInstance:
         return float(self.weights @ norms**self.q) / self.q
 
     def excess(self, w: np.ndarray) -> float:
-        """F(w) - F*, computed with the exact F* (clamped at 0 only against float round-off, below 1e-15)."""
-        gap = self.value(w) - self.f_star
-        return max(gap, 0.0) if gap > -1e-15 * max(1.0, abs(self.f_star)) else gap
+        """F(w) - F* in closed form, (1/q) ||phi(w) - c||^q (exact for both data designs; no cancellation)."""
+        return float(np.linalg.norm(self.phi(np.asarray(w, dtype=float)) - self.center) ** self.q) / self.q
 
     def per_example_grad(self, w: np.ndarray) -> np.ndarray:
         w = np.asarray(w, dtype=float)
@@ -138,7 +138,7 @@ def kl_instance(
     R = (1.0 + a) * (radius + r_w) + r_z
     L1 = (1.0 + a) ** 2 * (q - 1.0) * R ** (q - 2.0) + a * omega * R ** (q - 1.0) if q >= 2 else math.inf
     return KLInstance(
-        n=n, q=q, a=a, omega=omega, points=points, weights=weights, w_star=w_star, f_star=f_star,
+        n=n, q=q, a=a, omega=omega, points=points, weights=weights, w_star=w_star, center=c, f_star=f_star,
         gamma=gamma, kappa=kappa, F0=((1.0 + a) * r_w) ** q / q, L0=(1.0 + a) * R ** (q - 1.0), L1=L1,
         weak_convexity=a * omega * R ** (q - 1.0), radius=radius,
     )
