@@ -32,9 +32,14 @@ def _observation_space(problem: GLMProblem) -> spaces.Box:
 
 
 class _ProblemAttributes:
-    """``n_arms``, ``dim``, ``horizon``, ``context_model`` and ``link`` read from ``self.problem``."""
+    """``n_arms``, ``dim``, ``horizon``, ``context_model``, ``link``, ``params`` read from ``self.problem``."""
 
     problem: GLMProblem
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The problem configuration as plain values (see :attr:`envs.problem.GLMProblem.params`)."""
+        return self.problem.params
 
     @property
     def n_arms(self) -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -34,7 +34,7 @@ CONTEXT_MODELS = ("shared", "per_arm")
 NOISE_MODELS = ("gaussian", "native")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GLMProblem:
     """Configuration of a GLM bandit, shared by :class:`GLMBanditEnv` and :class:`GLMBanditVectorEnv`.
 
@@ -121,6 +121,14 @@ class GLMProblem:
             raise ValueError("Expected theta to be finite.")
         theta.setflags(write=False)
         return theta
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The configuration as a flat dict of plain values (for result columns and logs)."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["link"] = self.link.name  # type: ignore[union-attr]
+        values["theta"] = None if self.theta is None else "fixed"
+        return values
 
     # ------------------------------------------------------------------ shapes and bounds
     @property

@@ -80,6 +80,7 @@ def test_hdb_section54_preset() -> None:
     env = gym.make("dpbandit/HDBSection54-v0")
     base = env.unwrapped
     assert (base.n_arms, base.dim, base.horizon, base.link.name, base.context_model) == (2, 50, 10_000, "identity", "shared")
+    assert base.params["sparsity"] == 5 and base.params["theta"] is None
     for seed in range(20):
         env.reset(seed=seed)
         theta = base.theta

@@ -39,13 +39,3 @@ def test_wrapper_passes_env_checker_and_rejects_per_arm() -> None:
     with pytest.raises(ValueError, match="context_model"):
         BlockFeatures(GLMBanditEnv(3, 2, 10, context_model="per_arm"))
 
-
-def test_docstring_examples_run() -> None:
-    import doctest
-
-    import envs.glm
-    import envs.wrappers
-
-    for module in (envs.glm, envs.wrappers):
-        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert result.attempted > 0 and result.failed == 0

@@ -1,0 +1,27 @@
+"""The examples in docs/envs.md and in the envs docstrings run as written."""
+
+from __future__ import annotations
+
+import doctest
+import re
+from pathlib import Path
+
+import envs.glm
+import envs.wrappers
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "envs.md"
+
+
+def test_docs_example_runs() -> None:
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
+    assert blocks
+    namespace: dict = {}
+    exec(compile(blocks[0], str(DOC), "exec"), namespace)
+    assert namespace["obs"].shape == (8, 10)
+    assert namespace["env"].unwrapped.params["link"] == "logistic"
+
+
+def test_docstring_examples_run() -> None:
+    for module in (envs.glm, envs.wrappers):
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted > 0 and result.failed == 0
