@@ -32,7 +32,7 @@ def _observation_space(problem: GLMProblem) -> spaces.Box:
 
 
 class _ProblemAttributes:
-    """``n_arms``, ``dim``, ``horizon``, ``context_model``, ``link``, ``params`` read from ``self.problem``."""
+    """Read-only problem attributes (``n_arms``, ``dim``, ``horizon``, ...) from ``self.problem``."""
 
     problem: GLMProblem
 
@@ -147,7 +147,8 @@ class GLMBanditEnv(_ProblemAttributes, gym.Env):
         """``(observation, info)`` of the round about to be played (as returned by ``reset``)."""
         current = self._stream.current()
         means = current.expected_rewards[0].copy()
-        return current.observations[0].copy(), {"expected_rewards": means, "optimal_action": int(means.argmax())}
+        info = {"expected_rewards": means, "optimal_action": int(means.argmax())}
+        return current.observations[0].copy(), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play arm ``action``; return ``(next_obs, reward, False, truncated, info)``."""
@@ -256,7 +257,7 @@ class GLMBanditVectorEnv(_ProblemAttributes, VectorEnv):
         return info
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Play ``actions[i]`` in replicate ``i``; returns batched ``(obs, rewards, terminated, truncated, info)``."""
+        """Play ``actions[i]`` in replicate ``i``; return batched ``(obs, rewards, False, truncated, info)``."""
         n = self.num_envs
         if self._needs_reset:
             obs, info = self.reset()

@@ -11,7 +11,14 @@ import math
 
 import numpy as np
 
-__all__ = ["CONTEXT_DISTRIBUTIONS", "THETA_VALUES", "lp_norm", "normalise", "sample_contexts", "sample_parameters"]
+__all__ = [
+    "CONTEXT_DISTRIBUTIONS",
+    "THETA_VALUES",
+    "lp_norm",
+    "normalise",
+    "sample_contexts",
+    "sample_parameters",
+]
 
 #: Context laws: i.i.d. ``N(0, std^2)`` coordinates, or i.i.d. ``U[-bound, bound]`` coordinates.
 CONTEXT_DISTRIBUTIONS = ("gaussian", "uniform")

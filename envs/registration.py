@@ -17,7 +17,8 @@ Section 5.4 / Figure 5.1:
 * [C] parameters: s = 5 non-zeros per arm, all equal, l_1-normalised: 0.2 each. [C] draws the
   5 positions *with* replacement (``np.random.choice(d, 5)``) and normalises the 5 indexed
   entries, so a repeated position leaves ``||theta_a||_1 = 4/5`` (or less); [Fill] we draw 5
-  *distinct* positions, so ``||theta_a||_1 = 1`` always, matching the issue text "5 non-zeros per arm equal to 0.2".
+  *distinct* positions, so ``||theta_a||_1 = 1`` always (issue 2: "5 non-zeros per arm equal
+  to 0.2").
 * [C] reward noise N(0, 0.05^2), drawn for every arm each round ([C] draws ``size=(1, k)``).
 """
 

@@ -6,7 +6,6 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import envs  # noqa: F401  (registers the ids)
 from envs import GLMBanditEnv, RoundBlock
 
 

@@ -8,7 +8,6 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import envs  # noqa: F401  (registers the ids)
 from envs import LINKS, GLMBanditEnv, Link
 from envs.params import lp_norm, sample_contexts, sample_parameters
 
@@ -79,7 +78,8 @@ def test_hdb_section54_preset() -> None:
     """004 Section 5.4 [P] sizes, with the [C]-filled contexts, parameters and noise."""
     env = gym.make("dpbandit/HDBSection54-v0")
     base = env.unwrapped
-    assert (base.n_arms, base.dim, base.horizon, base.link.name, base.context_model) == (2, 50, 10_000, "identity", "shared")
+    sizes = (base.n_arms, base.dim, base.horizon, base.link.name, base.context_model)
+    assert sizes == (2, 50, 10_000, "identity", "shared")
     assert base.params["sparsity"] == 5 and base.params["theta"] is None
     for seed in range(20):
         env.reset(seed=seed)

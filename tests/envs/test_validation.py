@@ -8,7 +8,6 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import envs  # noqa: F401  (registers the ids)
 from envs import GLMBanditEnv, GLMBanditVectorEnv, Link, block_features, replicate_seeds
 
 
@@ -57,7 +56,14 @@ def test_custom_link_must_be_callable() -> None:
 
 @pytest.mark.parametrize(
     ("action", "error"),
-    [(5, ValueError), (-1, ValueError), (1.0, TypeError), ("1", TypeError), (True, TypeError), (np.array([1]), TypeError)],
+    [
+        (5, ValueError),
+        (-1, ValueError),
+        (1.0, TypeError),
+        ("1", TypeError),
+        (True, TypeError),
+        (np.array([1]), TypeError),
+    ],
 )
 def test_bad_action_names_action(action: object, error: type) -> None:
     env = GLMBanditEnv(5, 3, 10)

@@ -6,7 +6,6 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import envs  # noqa: F401  (registers the ids)
 from envs import GLMBanditEnv, GLMBanditVectorEnv, replicate_seeds
 
 N, T = 8, 40
@@ -23,7 +22,10 @@ def test_make_vec_replicates_equal_single_envs(env_id: str) -> None:
     for t in range(T):
         obs, reward, terminated, truncated, info = vec.step(actions[t])
         assert not terminated.any() and truncated.all() == (t == T - 1)
-        v_obs.append(obs), v_mu.append(info["expected_rewards"]), v_rew.append(reward), v_reg.append(info["regret"])
+        v_obs.append(obs)
+        v_mu.append(info["expected_rewards"])
+        v_rew.append(reward)
+        v_reg.append(info["regret"])
     v_obs, v_mu, v_rew, v_reg = (np.stack(x, axis=1) for x in (v_obs, v_mu, v_rew, v_reg))
 
     seeds = replicate_seeds(123, N)

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import envs  # noqa: F401  (registers the ids)
 from envs import BlockFeatures, GLMBanditEnv, block_features
 
 
