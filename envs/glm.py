@@ -257,7 +257,7 @@ class GLMBanditVectorEnv(_ProblemAttributes, VectorEnv):
         return info
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Play ``actions[i]`` in replicate ``i``; return batched ``(obs, rewards, False, truncated, info)``."""
+        """Play actions[i] in replicate i; return batched (obs, rewards, terminated, truncated, info)."""
         n = self.num_envs
         if self._needs_reset:
             obs, info = self.reset()

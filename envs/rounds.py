@@ -98,7 +98,10 @@ class RoundStream:
                 f"The episode is over (horizon={self.problem.horizon} rounds played); call reset()."
             )
 
-    def _refill(self) -> RoundBlock:
+    def _buffered(self) -> RoundBlock:
+        """The buffer, refilled with the next chunk of rounds if it is used up."""
+        if self._buffer is not None and self._pos < self._buffer.rewards.shape[1]:
+            return self._buffer
         self._check_active()
         m = min(self.chunk_rounds, self.remaining)
         obs = np.stack([self.problem.sample_contexts(rng, m) for rng in self._context_rngs])
@@ -110,9 +113,7 @@ class RoundStream:
 
     def current(self) -> RoundBlock:
         """Views of the round about to be played: ``(N, *obs)``, ``(N, K)``, ``(N, K)``."""
-        buffer = self._buffer
-        if buffer is None or self._pos == buffer.rewards.shape[1]:
-            buffer = self._refill()
+        buffer = self._buffered()
         p = self._pos
         return RoundBlock(buffer.observations[:, p], buffer.expected_rewards[:, p], buffer.rewards[:, p])
 
@@ -127,9 +128,7 @@ class RoundStream:
         m = _validate.integer(m=m, minimum=1, maximum=self.remaining)
         pieces: list[RoundBlock] = []
         while m > 0:
-            buffer = self._buffer
-            if buffer is None or self._pos == buffer.rewards.shape[1]:
-                buffer = self._refill()
+            buffer = self._buffered()
             n = min(m, buffer.rewards.shape[1] - self._pos)
             sl = slice(self._pos, self._pos + n)
             pieces.append(RoundBlock(*(a[:, sl] for a in buffer)))

@@ -31,8 +31,11 @@ def test_check_env_passes_without_warnings(env_id: str) -> None:
 
 @pytest.mark.parametrize("env_id", DPBANDIT_IDS)
 def test_make_vec_vector_entry_point(env_id: str) -> None:
-    vec = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", horizon=5)
-    obs, info = vec.reset(seed=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        vec = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", horizon=5)
+        obs, info = vec.reset(seed=0)
+    assert [str(w.message) for w in caught] == []
     assert obs.shape == (3, *vec.single_observation_space.shape)
     assert obs in vec.observation_space
     obs, rewards, terminated, truncated, info = vec.step(vec.action_space.sample())
