@@ -23,6 +23,7 @@ privacy noise removed; ``privacy`` then returns ``None`` (no guarantee).
 from __future__ import annotations
 
 import abc
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +50,8 @@ class OptimResult:
             or iterations done (batch) when it was released, shape ``(k,)``.
         n_gradients: number of per-example gradient evaluations.
         info: algorithm-specific extras (noise scales, step sizes, ...).
+        history_seconds: wall-clock seconds since the start of the run at each recorded iterate
+            (for SubOpt-vs-time plots), or ``None``.
     """
 
     theta: np.ndarray
@@ -57,6 +60,7 @@ class OptimResult:
     history_steps: np.ndarray | None = None
     n_gradients: int = 0
     info: dict[str, Any] = field(default_factory=dict)
+    history_seconds: np.ndarray | None = None
 
 
 def _check_loss(loss: Loss | None, *, required: bool) -> Loss | None:
@@ -146,18 +150,22 @@ class StreamingOptimizer(abc.ABC):
             raise ValueError(f"Expected X of shape (n, {self.dim}) and y of shape (n,).")
         if record_every is not None:
             record_every = _validate.integer(record_every=record_every, minimum=1)
-        history, steps = [], []
+        history, steps, seconds = [], [], []
+        start = time.perf_counter()
         for i in range(X.shape[0]):
             theta = self.step(X[i], y[i])
             if record_every is not None and (self.t % record_every == 0 or i == X.shape[0] - 1):
                 history.append(theta)
                 steps.append(self.t)
+                seconds.append(time.perf_counter() - start)
+        recorded = record_every is not None
         return OptimResult(
             theta=self.theta,
             privacy=self.privacy,
-            history=np.array(history) if record_every is not None else None,
-            history_steps=np.array(steps) if record_every is not None else None,
+            history=np.array(history) if recorded else None,
+            history_steps=np.array(steps) if recorded else None,
             n_gradients=2 * X.shape[0],
+            history_seconds=np.array(seconds) if recorded else None,
         )
 
     @property

@@ -22,6 +22,7 @@ in notes/ofw_hdb.md Section 3.2 ([O + C]; the original was not available to re-r
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -87,6 +88,7 @@ class NoisySFW(BatchOptimizer):
 
     def fit(self, X: np.ndarray, y: np.ndarray, *, record: bool = False) -> OptimResult:
         X, y = self._check_data(X, y)
+        start = time.perf_counter()
         n = X.shape[0]
         if n < 4:
             raise ValueError(f"NoisySFW needs at least 4 samples, got n={n}.")
@@ -105,7 +107,7 @@ class NoisySFW(BatchOptimizer):
         theta_prev = np.zeros(self.dim)
         nabla = self.loss.grad(theta_prev, X[:half], y[:half]) + self._sample(sigma_0)
         theta = (1.0 - eta) * theta_prev + eta * lmo(nabla, self.p, self.radius)
-        history = [theta_prev, theta]
+        history, seconds = [theta_prev, theta], [0.0, time.perf_counter() - start]
         n_grad = half
         for t in range(1, steps):
             lo = half + (t - 1) * batch
@@ -115,6 +117,7 @@ class NoisySFW(BatchOptimizer):
             theta_prev, theta = theta, (1.0 - eta) * theta + eta * lmo(nabla, self.p, self.radius)
             n_grad += 2 * len(yb)
             history.append(theta)
+            seconds.append(time.perf_counter() - start)
         return OptimResult(
             theta=theta,
             privacy=self.privacy,
@@ -122,6 +125,7 @@ class NoisySFW(BatchOptimizer):
             history_steps=np.arange(len(history)) if record else None,
             n_gradients=n_grad,
             info=dict(self._scales),
+            history_seconds=np.array(seconds) if record else None,
         )
 
     @property
