@@ -9,8 +9,9 @@ authors' code (liangzp/DP-Streaming-SCO ``env.py`` / ``main.py``, class ``bandit
 ``dpbandit/HDBSection54-v0`` reproduces the DP-HDB experiment of 004_290fd04a1e656565.txt
 Section 5.4 / Figure 5.1:
 
-* [P] T = 10,000, d = 50, K = 2; linear reward (the experiment compares against linear
-  DP-UCB; [C] uses ``y = x^T theta + noise``).
+* [P] T = 10,000, d = 50, K = 2 (epsilon = 1 is an agent setting).
+* [C] identity link, ``y = x^T theta_a + noise`` (the paper is silent; its competitor DP-UCB
+  is a linear-bandit algorithm).
 * [C] shared ("disjoint") model: one context, one parameter per arm ([C] ``multi=True``).
 * [C] contexts: i.i.d. N(0, 0.05^2 I_d), each divided by its l_inf norm (so ``||x||_inf = 1``;
   the std then cancels).
