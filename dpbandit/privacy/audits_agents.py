@@ -11,10 +11,11 @@ Importing this module registers:
   its true loss is ``2 eps``, so the audit must flag it (notes/ofw_hdb.md Section 6.4).
 * ``dp-ucb-tree/correct``: DP-UCB's Gaussian tree (:func:`dpbandit.privacy.tree.gaussian_tree`,
   symmetric node noise, the node std of :class:`dpbandit.agents.dpucb.DPUCB` with the accountant
-  calibration) over ``T = 16`` rounds; neighbours differ in round 1 by orthogonal ``[x; y]`` of norm
+  calibration) over ``T = 64`` rounds; neighbours differ in round 1 by orthogonal ``[x; y]`` of norm
   ``Ltilde`` (Frobenius change ``sqrt(2) Ltilde^2``, the maximum). Outputs: the released prefix
-  sums at t = 1, 2, 4, 8, 16 (exactly the nodes containing round 1); statistic: the sum of their
-  Frobenius inner products with ``f(D') - f(D)`` (the likelihood-ratio direction).
+  sums at t = 1, 2, 4, ..., 64 (exactly the nodes containing round 1), summed (a post-processing
+  that keeps the likelihood-ratio statistic); statistic: the Frobenius inner product with
+  ``f(D') - f(D)``.
 * ``dp-ucb-tree/fresh-noise-every-round``: the authors' public DP-UCB code's scheme (fresh matrix
   noise of the same std on every released ``G_t``, no tree); each of the T releases then carries the
   full change, so it must be flagged.
@@ -43,7 +44,7 @@ __all__: list[str] = []
 
 _RADIUS, _SMOOTH, _LIP = 1.0, 1.0, 1.0
 _DELTA = 1e-6
-_TREE_T, _TREE_DIM = 16, 2
+_TREE_T, _TREE_DIM = 64, 2
 
 
 def _pofw_case(name: str, scale_factor: float, expect: str, notes: str) -> AuditCase:
@@ -106,17 +107,23 @@ def _ucb_case(name: str, fresh: bool, expect: str, notes: str) -> AuditCase:
     agent, first, first_prime, rest = _ucb_pair()
     sigma, shape = agent.sigma_noise, first.shape
     direction = first_prime - first
-    checkpoints = [1, 2, 4, 8, 16] if not fresh else list(range(1, _TREE_T + 1))
+    checkpoints = [2**k for k in range(_TREE_T.bit_length())] if not fresh else list(range(1, _TREE_T + 1))
 
     def mechanism(rng: np.random.Generator, first_item: np.ndarray, n_runs: int) -> np.ndarray:
+        """Sum of the released matrices at ``checkpoints`` (a post-processing, enough for the LLR test)."""
         exact = np.cumsum(np.stack([first_item] + [rest] * (_TREE_T - 1)), axis=0)
-        if fresh:  # [C]: a fresh symmetric draw on every released Gram matrix
-            return exact + symmetric_gaussian(rng, sigma, shape[0], size=(n_runs, _TREE_T))
-        out = np.empty((n_runs, len(checkpoints), *shape))
+        base = exact[np.array(checkpoints) - 1].sum(axis=0)
+        if fresh:  # [C]: a fresh symmetric draw on every released Gram matrix, in chunks of 4096 runs
+            chunks = [
+                symmetric_gaussian(rng, sigma, shape[0], size=(m, _TREE_T)).sum(axis=1)
+                for m in np.diff(np.append(np.arange(0, n_runs, 4096), n_runs))
+            ]
+            return base + np.concatenate(chunks)
+        out = np.empty((n_runs, *shape))
         for i in range(n_runs):
             tree = gaussian_tree(shape, sigma, rng, _TREE_T, symmetric=True)
             released = [tree.add(first_item if t == 0 else rest) for t in range(_TREE_T)]
-            out[i] = np.stack([released[c - 1] for c in checkpoints])
+            out[i] = sum(released[c - 1] for c in checkpoints)
         return out
 
     return AuditCase(
@@ -126,7 +133,7 @@ def _ucb_case(name: str, fresh: bool, expect: str, notes: str) -> AuditCase:
         neighbour=first_prime,
         claimed_epsilon=1.0,
         delta=_DELTA,
-        statistic=lambda outputs: np.einsum("nkij,ij->n", outputs, direction),
+        statistic=lambda outputs: np.einsum("nij,ij->n", outputs, direction),
         accountant_epsilon=agent.privacy.epsilon if not fresh else math.nan,
         accountant="rdp (tree aggregation)" if not fresh else "",
         expect=expect,
