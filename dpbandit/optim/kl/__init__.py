@@ -16,4 +16,12 @@ from dpbandit.optim.kl.objective import EmpiricalRisk, Objective
 from dpbandit.optim.kl.proximal import KLProximalPoint
 from dpbandit.optim.kl.spider import KLSpider
 
-__all__ = ["AdaptiveNoisyGD", "EmpiricalRisk", "KLInstance", "KLProximalPoint", "KLSpider", "Objective", "kl_instance"]
+__all__ = [
+    "AdaptiveNoisyGD",
+    "EmpiricalRisk",
+    "KLInstance",
+    "KLProximalPoint",
+    "KLSpider",
+    "Objective",
+    "kl_instance",
+]

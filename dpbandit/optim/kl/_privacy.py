@@ -18,7 +18,7 @@ def guarantee(
     *, mechanism: str, rho: float, delta: float, events: list[dp_accounting.DpEvent], sensitivity: str,
     calibration: str, notes: str,
 ) -> PrivacyGuarantee:
-    """Guarantee claiming rho-zCDP at ``delta``, certified by the RDP accountant on the composition of ``events``."""
+    """Guarantee claiming rho-zCDP at ``delta``, certified by RDP on the composed ``events``."""
     event = events[0] if len(events) == 1 else dp_accounting.ComposedDpEvent(events)
     return PrivacyGuarantee.from_event(
         mechanism, event, zcdp_to_epsilon(rho, delta), delta, accountant="rdp", sensitivity=sensitivity,

@@ -1,24 +1,24 @@
-"""Adaptive noisy gradient descent: Algorithm 3 of 003_1cb6b915a0a92f82.txt (Theorems 3-4), and the
-Theorem 5 variant that picks an iterate with the exponential mechanism (stationary points, no KL).
+"""Adaptive noisy gradient descent: Algorithm 3 of 003_1cb6b915a0a92f82.txt (Theorems 3-4), and the Theorem 5
+variant that picks an iterate with the exponential mechanism (stationary points, no KL).
 
 Needs no gamma, kappa or F0. Step t: release a noisy gradient norm N_t = ||grad F(w_t)|| + N(0, sigma_hat^2)
-(a scalar, notes C2), then a noisy gradient with sigma_t = max{N_t / sqrt(d l), sigma_floor} and take
-w_{t+1} = w_t - grad_t / (2 L1); large gradients are therefore cheap to privatise.
+(a scalar, notes C2), then a noisy gradient with sigma_t = max{N_t / sqrt(d l), sigma_floor} and take w_{t+1}
+= w_t - grad_t / (2 L1); large gradients are therefore cheap to privatise.
 
 Corrected accounting (notes ``kl.md`` P1, P5, P6; D.2 of the paper checked): releases are charged the true
 replace-one cost Delta^2 / (2 sigma^2), Delta = 2 L0 / n, from the sigma actually used (the printed rho_t
-under-charges when N_t <= 0). Every formula of the box is evaluated at rho_in = rho / 2:
-sigma_hat = L0 / (sqrt(n) rho_in^(1/4)) (charge sqrt(2 rho) / n), sigma_floor = 2 L0 / (n sqrt(rho_in)) (charge
-<= rho / 4), l = log(n sqrt(rho_in) / beta). A step starts only while the spent budget is <= rho / 2 (line 2; the
-paper's "first T - 1 iterates cost rho / 2"), so the total is <= 3 rho / 4 + sqrt(2 rho) / n <= rho whenever
-n sqrt(rho) >= 4 sqrt(2) (validated). By fully adaptive composition (Whitehouse et al. 2023, Thm 1, the paper's
+under-charges when N_t <= 0). Every formula of the box is evaluated at rho_in = rho / 2: sigma_hat = L0 /
+(sqrt(n) rho_in^(1/4)) (charge sqrt(2 rho) / n), sigma_floor = 2 L0 / (n sqrt(rho_in)) (charge <= rho / 4), l
+= log(n sqrt(rho_in) / beta). A step starts only while the spent budget is <= rho / 2 (line 2; the paper's
+"first T - 1 iterates cost rho / 2"), so the total is <= 3 rho / 4 + sqrt(2 rho) / n <= rho whenever n
+sqrt(rho) >= 4 sqrt(2) (validated). By fully adaptive composition (Whitehouse et al. 2023, Thm 1, the paper's
 [47]) the run is **rho-zCDP, the requested budget** (the paper's own charge would certify only rho but
 under-counts the replace-one sensitivity by 2x). After a step that used the floor the loop stops (Lemmas 10-11
 assume it; post-processing, notes P6) [Fill].
 
-Theorem 5 variant (``select=True``): Algorithm 3 runs with 2 rho / 3, then t* is drawn from {0..T} with
-P(t) ~ exp(-eps ||grad F(w_t)|| / (2 Delta)), Delta = 2 L0 / n, eps = sqrt(2 rho / 3), i.e. rho / 3-zCDP by
-Lemma 14; total rho (the paper states 2 rho; its own numbers give 1.5 rho with the under-counted Delta).
+Theorem 5 variant (``select=True``): Algorithm 3 runs with 2 rho / 3, then t* is drawn from {0..T} with P(t) ~
+exp(-eps ||grad F(w_t)|| / (2 Delta)), Delta = 2 L0 / n, eps = sqrt(2 rho / 3), i.e. rho / 3-zCDP by Lemma 14;
+total rho (the paper states 2 rho; its own numbers give 1.5 rho with the under-counted Delta).
 """
 
 from __future__ import annotations
@@ -66,15 +66,19 @@ class AdaptiveNoisyGD:
         return 2.0 * self.rho / 3.0 if self.select else self.rho
 
     def fit(self, objective: Objective, *, record: bool = False) -> OptimResult:
-        """Run from w0 = 0; ``history`` (with ``record``) holds w_0..w_{T+1}; ``info['spent']`` the charged zCDP."""
+        """Run from w0 = 0; ``history`` (``record``) holds w_0..w_{T+1}; ``info['spent']``: charged zCDP."""
         n, d = objective.n, objective.dim
         rho = self.descent_budget
         if n * math.sqrt(rho) < 4.0 * math.sqrt(2.0):
-            raise ValueError(f"Expected n * sqrt(rho) >= 4 sqrt(2) for the budget filter, got n={n}, rho={rho}.")
+            raise ValueError(
+                f"Expected n * sqrt(rho) >= 4 sqrt(2) for the budget filter, got n={n}, rho={rho}."
+            )
         rho_in = rho / 2.0
         ell = math.log(n * math.sqrt(rho_in) / self.beta)
         if ell <= 0:
-            raise ValueError(f"Expected log(n sqrt(rho/2) / beta) > 0, got {ell} (n={n}, rho={rho}, beta={self.beta}).")
+            raise ValueError(
+                f"Expected log(n sqrt(rho/2) / beta) > 0, got {ell} (n={n}, rho={rho}, beta={self.beta})."
+            )
         delta_sens = 2.0 * self.L0 / n
         sigma_hat = self.L0 / (math.sqrt(n) * rho_in**0.25)
         sigma_floor = 2.0 * self.L0 / (n * math.sqrt(rho_in))
@@ -97,10 +101,13 @@ class AdaptiveNoisyGD:
                 "sigmas": np.array(sigmas), "ell": ell}
         if self.select:
             iterates = np.array(iterates)
-            scores = -np.array([np.linalg.norm(clipped_mean(objective.per_example_grad(u), objective.weights, clip))
-                                for u in iterates])
+            grads = [clipped_mean(objective.per_example_grad(u), objective.weights, clip) for u in iterates]
+            scores = -np.linalg.norm(np.array(grads), axis=1)
             eps = math.sqrt(2.0 * (self.rho - rho))
-            t_star = int(exponential_mechanism(self.rng, scores, eps, delta_sens)) if self.noise else int(np.argmax(scores))
+            if self.noise:
+                t_star = int(exponential_mechanism(self.rng, scores, eps, delta_sens))
+            else:
+                t_star = int(np.argmax(scores))
             w, info["selected"] = iterates[t_star], t_star
             info["spent"] = spent + eps**2 / 2.0
         return OptimResult(
@@ -113,10 +120,11 @@ class AdaptiveNoisyGD:
         if self.select:
             events.append(zcdp_event(self.rho - self.descent_budget))
         return _privacy.guarantee(
-            mechanism="adaptive noisy GD (003 Alg 3)" + (" + exponential mechanism (Thm 5)" if self.select else ""),
+            mechanism="adaptive noisy GD (003 Alg 3)" + (" + exp. mechanism (Thm 5)" if self.select else ""),
             rho=self.rho, delta=self.delta, events=events, sensitivity="l2 / score: 2 L0 / n",
-            calibration="zCDP filter at the budget (fully adaptive composition); EM charged eps^2/2 (Lemma 14)",
-            notes="Corrected accounting: true replace-one charges, formulas at rho/2, filter rho/2 + last step"
+            calibration="zCDP filter at the budget (fully adaptive composition); EM charged eps^2/2 (Lem 14)",
+            notes="Corrected accounting: true replace-one charges, formulas at rho/2, filter rho/2 + last"
+            " step"
             " <= rho/4 + sqrt(2 rho)/n (notes kl.md P1/P5); paper's Thm 5 says 2 rho, here rho in total."
             + ("" if self.clip else " Conditional on per-example L0-Lipschitzness."),
         )

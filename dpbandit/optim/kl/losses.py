@@ -1,25 +1,25 @@
 """Synthetic (gamma, kappa)-KL losses with an exactly known minimum value.
 
 Construction (notes ``kl.md`` Section 4, checked here; the paper itself has no experiments): a coordinate-wise
-bijection ``phi(w)_j = w_j + (a / omega) sin(omega w_j)`` with ``phi' in [1 - a, 1 + a]`` and ``|phi''| <= a omega``,
-and the per-example loss ``f(w; x) = (1/q) ||phi(w) - x||^q``. The minimiser ``w* = r_w u / ||u||`` is drawn from
-the generator, ``c = phi(w*)`` and ``w0 = 0``.
+bijection ``phi(w)_j = w_j + (a / omega) sin(omega w_j)`` with ``phi' in [1 - a, 1 + a]`` and ``|phi''| <= a
+omega``, and the per-example loss ``f(w; x) = (1/q) ||phi(w) - x||^q``. The minimiser ``w* = r_w u / ||u||``
+is drawn from the generator, ``c = phi(w*)`` and ``w0 = 0``.
 
-- ``kappa = 2`` (PL, ``q = 2``): data = ``pairs`` symmetric pairs ``c +- z_j`` (each repeated) plus atoms at ``c``,
-  so the mean is exactly ``c`` and ``F - F* = (1/2) ||phi(w) - c||^2`` with
-  ``F* = (1/n) sum_i (1/2) ||x_i - c||^2`` and ``gamma = 1 / (sqrt 2 (1 - a))`` (exact, eq. (1)).
-- ``kappa != 2``: every sample sits at ``c`` ("single atom"), ``q = kappa / (kappa - 1)``, ``F* = 0`` and
-  ``F = (1/q) ||phi(w) - c||^q <= (1/q) (||grad F|| / (1 - a))^kappa``, i.e. ``gamma = q^(-1/kappa) / (1 - a)``.
+- ``kappa = 2`` (PL, ``q = 2``): data = ``pairs`` symmetric pairs ``c +- z_j`` (each repeated) plus atoms at
+  ``c``, so the mean is exactly ``c`` and ``F - F* = (1/2) ||phi(w) - c||^2`` with ``F* = (1/n) sum_i (1/2)
+  ||x_i - c||^2`` and ``gamma = 1 / (sqrt 2 (1 - a))`` (exact, eq. (1)).
+- ``kappa != 2``: every sample sits at ``c`` ("single atom"), ``q = kappa / (kappa - 1)``, ``F* = 0`` and ``F
+  = (1/q) ||phi(w) - c||^q <= (1/q) (||grad F|| / (1 - a))^kappa``, i.e. ``gamma = q^(-1/kappa) / (1 - a)``.
   For ``kappa > 2`` (``q < 2``) the loss is Lipschitz and ``a omega R^(q-1)``-weakly convex but not smooth
   (the setting of Algorithm 2).
 
-Every constant handed to an algorithm (``gamma``, ``kappa``, ``F0``, ``L0``, ``L1``, weak convexity) is computed
-from the *generator's public radii* ``r_w``, ``r_z`` and the declared region radius, never from the drawn data
-(notes P4). ``F0 = (1/q) ((1 + a) r_w)^q >= F(w0) - F*`` because ``phi(0) = 0`` and ``phi`` is ``(1+a)``-Lipschitz.
-On the ball ``B_radius(w0)``: ``R = (1 + a)(radius + r_w) + r_z >= ||phi(w) - x||``, ``L0 = (1 + a) R^(q-1)``,
-``L1 = (1 + a)^2 (q - 1) R^(q-2) + a omega R^(q-1)`` (per example, ``q >= 2``) and weak convexity
-``a omega R^(q-1)``. Data are stored as distinct points with weights (see ``objective``), so one gradient costs
-O(m d) for any n.
+Every constant handed to an algorithm (``gamma``, ``kappa``, ``F0``, ``L0``, ``L1``, weak convexity) is
+computed from the *generator's public radii* ``r_w``, ``r_z`` and the declared region radius, never from the
+drawn data (notes P4). ``F0 = (1/q) ((1 + a) r_w)^q >= F(w0) - F*`` because ``phi(0) = 0`` and ``phi`` is
+``(1+a)``-Lipschitz. On the ball ``B_radius(w0)``: ``R = (1 + a)(radius + r_w) + r_z >= ||phi(w) - x||``, ``L0
+= (1 + a) R^(q-1)``, ``L1 = (1 + a)^2 (q - 1) R^(q-2) + a omega R^(q-1)`` (per example, ``q >= 2``) and weak
+convexity ``a omega R^(q-1)``. Data are stored as distinct points with weights (see ``objective``), so one
+gradient costs O(m d) for any n.
 """
 
 from __future__ import annotations

@@ -90,7 +90,8 @@ def spider_schedule(
     Kc = max(K, 1)
     beta_prime = beta / Kc * (gamma * L0 * math.sqrt(Kc * dim) / (nrs * F0 ** (1.0 / kappa))) ** (2.0 - kappa)
     c = 1.0 + F0**expo / (64.0 * gamma**2 * L1)
-    floor = min((floor_const * gamma * L0 * math.sqrt(Kc * dim * math.log(1.0 / beta_prime)) / nrs) ** kappa, F0)
+    floor = (floor_const * gamma * L0 * math.sqrt(Kc * dim * math.log(1.0 / beta_prime)) / nrs) ** kappa
+    floor = min(floor, F0)
     phi = np.maximum(F0 * c ** -np.arange(1.0, K + 1.0), floor)
     steps = np.ceil((F0 / phi) ** expo - 1e-12).astype(int)
     root = phi ** (1.0 / kappa)
@@ -103,14 +104,17 @@ def spider_schedule(
         diff_sensitivity=2.0 * L1 * step / n, beta_prime=beta_prime, rho_schedule=rho_s,
     )
     scale = math.sqrt(sched.worst_case_rho() / rho) if K else 1.0
-    return SpiderSchedule(**{**sched.__dict__, "sigma_anchor": sigma_anchor * scale, "sigma_diff": sigma_diff * scale})
+    return SpiderSchedule(
+        **{**sched.__dict__, "sigma_anchor": sigma_anchor * scale, "sigma_diff": sigma_diff * scale}
+    )
 
 
 def prox_rounds(*, n: int, dim: int, rho: float, gamma: float, kappa: float, L0: float, weak_convexity: float,
                 F0: float) -> int:
-    """Algorithm 2 line 1: T = (1 + 32 F0^((kappa-2)/kappa) gamma^2 L~1) [log F0 + kappa log(n sqrt(rho)/(gamma L0 sqrt d))],
-    rounded up (notes C1); 0 if the bracket is <= 0 (then w0 is returned)."""
+    """Algorithm 2 line 1, rounded up (notes C1); 0 if the bracket is <= 0 (then w0 is returned):
+    T = (1 + 32 F0^((kappa-2)/kappa) gamma^2 L~1) [log F0 + kappa log(n sqrt(rho) / (gamma L0 sqrt d))]."""
     bracket = math.log(F0) + kappa * math.log(n * math.sqrt(rho) / (gamma * L0 * math.sqrt(dim)))
     if bracket <= 0:
         return 0
-    return max(1, math.ceil((1.0 + 32.0 * F0 ** ((kappa - 2.0) / kappa) * gamma**2 * weak_convexity) * bracket))
+    factor = 1.0 + 32.0 * F0 ** ((kappa - 2.0) / kappa) * gamma**2 * weak_convexity
+    return max(1, math.ceil(factor * bracket))

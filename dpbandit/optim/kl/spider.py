@@ -1,22 +1,23 @@
 """KL Spider: Algorithm 1 of 003_1cb6b915a0a92f82.txt (Menart et al.), kappa in [1, 2], Theorem 1.
 
 Rounds k = 1..K with data-independent targets Phi_k (``schedule.spider_schedule``): a noisy anchor gradient
-(line 8), then up to T_k normalised steps of length Phi_k^(1/kappa) / (4 gamma L1) (lines 11-12), each followed
-by a noisy gradient difference (line 13), while the running estimate satisfies
-||grad_{k,t}|| >= (7 / (8 gamma)) Phi_k^(1/kappa) (line 10).
+(line 8), then up to T_k normalised steps of length Phi_k^(1/kappa) / (4 gamma L1) (lines 11-12), each
+followed by a noisy gradient difference (line 13), while the running estimate satisfies ||grad_{k,t}|| >= (7 /
+(8 gamma)) Phi_k^(1/kappa) (line 10).
 
 Fixes of the printed box (notes ``kl.md`` A1-A4, all checked against the paper): start at w_{1,0} = w0; loop
 ``while t < T_k`` and carry w_{k+1,0} = w_{k,t} (the printed ``t <= T_k`` / ``w_{k,t-1}`` is off by one and
-undefined on an exit at t = 0); integer K and T_k (ceil), the integer T_k is used in sigma_k; the difference after
-a round's last step is not released (it could only feed a test that cannot pass) [Fill].
+undefined on an exit at t = 0); integer K and T_k (ceil), the integer T_k is used in sigma_k; the difference
+after a round's last step is not released (it could only feed a test that cannot pass) [Fill].
 
 Privacy (corrected): Theorem 1 states rho-zCDP but Lemma 8 proves 2 rho under the paper's own charge, and that
-charge (Delta / sigma)^2 with Delta = L0 / n is half the true replace-one cost (notes P1, P2). Here every release
-is charged Delta^2 / (2 sigma^2) with Delta = 2 L0 / n (anchors) and 2 L1 ||step|| / n = Phi_k^(1/kappa) / (2 gamma n)
-(differences); the schedule runs at rho / 2.125 and the noise is rescaled so the worst-case composition is
-**exactly the requested rho** (see ``spider_schedule``). The bound needs per-example L0-Lipschitzness and
-L1-smoothness along the trajectory (notes P3); ``clip=True`` makes it unconditional by clipping per-example
-gradients at L0 and per-example differences at L1 ||step|| (both no-ops when the assumptions hold) [Fill].
+charge (Delta / sigma)^2 with Delta = L0 / n is half the true replace-one cost (notes P1, P2). Here every
+release is charged Delta^2 / (2 sigma^2) with Delta = 2 L0 / n (anchors) and 2 L1 ||step|| / n =
+Phi_k^(1/kappa) / (2 gamma n) (differences); the schedule runs at rho / 2.125 and the noise is rescaled so the
+worst-case composition is **exactly the requested rho** (see ``spider_schedule``). The bound needs per-example
+L0-Lipschitzness and L1-smoothness along the trajectory (notes P3); ``clip=True`` makes it unconditional by
+clipping per-example gradients at L0 and per-example differences at L1 ||step|| (both no-ops when the
+assumptions hold) [Fill].
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ class KLSpider:
             raise ValueError(f"Expected kappa in [1, 2], got kappa={kappa}.")
         self.L0, self.L1, self.F0 = v.positive(L0=L0), v.positive(L1=L1), v.positive(F0=F0)
         if self.F0 > (self.L0 * self.gamma) ** self.kappa:
-            raise ValueError(f"Expected F0 <= (L0 gamma)^kappa = {(self.L0 * self.gamma) ** self.kappa}, got F0={F0}.")
+            bound = (self.L0 * self.gamma) ** self.kappa
+            raise ValueError(f"Expected F0 <= (L0 gamma)^kappa = {bound}, got F0={F0}.")
         self.rng, self.delta = v.rng(rng=rng), v.probability(delta=delta)
         self.clip, self.floor_const, self.noise = bool(clip), v.positive(floor_const=floor_const), bool(noise)
 
@@ -118,13 +120,15 @@ class KLSpider:
         counts = s.steps - 1
         for T in np.unique(s.steps[counts > 0]):
             k = int(np.argmax(s.steps == T))  # sigma_diff / sensitivity depends on T_k only
-            events.append(gaussian_event(s.sigma_diff[k], s.diff_sensitivity[k], int(np.sum(counts[s.steps == T]))))
-        conditional = "" if self.clip else " Conditional on per-example L0-Lipschitzness and L1-smoothness along the run."
+            count = int(np.sum(counts[s.steps == T]))
+            events.append(gaussian_event(s.sigma_diff[k], s.diff_sensitivity[k], count))
+        conditional = "" if self.clip else " Conditional on per-example L0-Lipschitzness and L1-smoothness."
         return _privacy.guarantee(
             mechanism="KL Spider (003 Alg 1)", rho=self.rho, delta=self.delta, events=events,
             sensitivity="l2: 2 L0 / n anchors, Phi_k^(1/kappa) / (2 gamma n) differences",
-            calibration=f"schedule at rho/2.125, noise rescaled to worst-case total {s.worst_case_rho():.6g}-zCDP",
-            notes="Corrected accounting: paper's Lemma 8 gives 2 rho (and under-counts replace-one sensitivity);"
+            calibration=f"schedule at rho/2.125, noise rescaled to worst-case total {s.worst_case_rho():.6g}",
+            notes="Corrected accounting: paper's Lemma 8 gives 2 rho (and under-counts replace-one"
+            " sensitivity);"
             " here the exact worst-case composition is rho (notes kl.md P1/P2)." + conditional,
         )
 

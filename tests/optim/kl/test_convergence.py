@@ -1,4 +1,4 @@
-"""Noise off: every algorithm drives the excess risk of a PL least-squares instance below 1e-8 (Must show 3)."""
+"""Noise off: each algorithm drives the excess risk of a PL least-squares instance below 1e-8."""
 
 from __future__ import annotations
 
