@@ -2,7 +2,8 @@
 
 ``dpbandit`` with no arguments runs the default comparison (``dpbandit run`` with its defaults):
 a small private-vs-non-private regret comparison that prints a regret table and writes results and a
-plot under ``out/``. ``dpbandit run --help`` lists the options.
+plot under ``out/``. ``dpbandit run --help`` lists the options. ``dpbandit sweep CONFIG`` runs a
+resumable grid (docs/sweeps.md) and ``dpbandit report DIR`` turns its store into tables and plots.
 """
 
 from __future__ import annotations
@@ -90,6 +91,46 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from dpbandit.sweep import Store, Sweep, default_store_dir, execute
+
+    sweep = Sweep.from_file(args.config)  # every config error surfaces here, before any work
+    out = Path(args.out) if args.out else default_store_dir(sweep)
+    if args.dry_run:
+        done = len(Store.read(out).finished()) if (out / "manifest.json").exists() else 0
+        print(f"sweep {sweep.name!r}: {len(sweep.cells)} cells ({done} finished) -> {out}")
+        return 0
+    try:
+        outcome = execute(
+            sweep,
+            out,
+            backend=args.backend,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            progress=False if args.no_progress else None,
+        )
+    except ImportError as err:  # the Dask extra is missing
+        print(f"dpbandit: error: {err}", file=sys.stderr)
+        return 2
+    print(outcome.summary())
+    print(f"tables and plots: dpbandit report {out}")
+    return 1 if outcome.failures else 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from dpbandit.sweep import Store
+    from dpbandit.sweep.report import report
+
+    store = Store.read(args.store)
+    paths = report(args.store, args.out)
+    table = pd.read_csv(paths["summary"])
+    with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 3):
+        print(table.drop(columns=["claimed_epsilon", "ci95_low", "ci95_high"]).to_string(index=False))
+    total, done, failed = len(store.manifest["cells"]), len(store.finished()), len(store.failures())
+    print(f"\n{done} of {total} cells finished, {failed} failed; wrote " + ", ".join(map(str, paths.values())))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``dpbandit`` command."""
     parser = argparse.ArgumentParser(prog="dpbandit", description=__doc__.split("\n\n")[0])
@@ -112,6 +153,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="out/default", help="output directory")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(handler=_cmd_run)
+
+    p = sub.add_parser("sweep", help="run (or resume) a grid from a TOML / YAML config into a store")
+    p.add_argument("config", help="sweep config (.toml, .yaml or .yml); see docs/sweeps.md")
+    p.add_argument("--out", default=None, help="store directory (default out/sweeps/<name>-<config hash>)")
+    p.add_argument(
+        "--backend",
+        choices=("processes", "inprocess", "dask"),
+        default=None,
+        help="where cells run (default: the config's, else local processes)",
+    )
+    p.add_argument("--workers", type=int, default=None, help="local worker processes (default: every core)")
+    p.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786 (implies dask)")
+    p.add_argument("--dry-run", action="store_true", help="validate the config and print the cell count")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(handler=_cmd_sweep)
+
+    p = sub.add_parser("report", help="tables (mean, std, 95%% CI of final regret) and plots of a sweep store")
+    p.add_argument("store", help="sweep store directory")
+    p.add_argument("--out", default=None, help="output directory (default STORE/report)")
+    p.set_defaults(handler=_cmd_report)
     return parser
 
 

@@ -1,0 +1,179 @@
+"""Where cells run: in this process, in local worker processes, or on a Dask cluster.
+
+Every backend maps cells to :class:`CellResult` through the same :func:`execute_cell`, in the
+order cells finish. A cell's numbers depend only on the cell (its seed is derived from the sweep's
+root seed and the cell's seed index), so all backends give identical results. Workers only compute;
+the driver writes the store, so workers need no shared file system.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+import functools
+import math
+import multiprocessing
+import os
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from dpbandit.harness import seeding
+from dpbandit.harness.run import run_one
+from dpbandit.sweep.grid import Cell, canonical_json
+
+__all__ = ["Backend", "CellResult", "available_cores", "execute_cell", "make_backend", "run_cell"]
+
+#: Columns the sweep adds after the harness's :data:`dpbandit.harness.run.COLUMNS` (then ``env_<kwarg>``).
+SWEEP_COLUMNS = ["cell", "horizon", "target_epsilon", "target_delta"]
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """The outcome of one cell: its rows, or the formatted traceback of the exception it raised."""
+
+    key: str
+    frame: pd.DataFrame | None
+    error: str | None
+
+
+Backend = Callable[[Sequence[Cell]], Iterator[CellResult]]
+
+
+def run_cell(cell: Cell) -> pd.DataFrame:
+    """Run one cell: :func:`dpbandit.harness.run_one` with the cell's seed, plus the cell's parameters.
+
+    The harness columns equal those of ``dpbandit.harness.run`` for the same agent, environment,
+    root seed and seed index; the sweep adds :data:`SWEEP_COLUMNS` and one ``env_<kwarg>`` column
+    per environment keyword argument (lists and tables as JSON text, so they can be grouped on).
+    """
+    from dpbandit.cli import parse_agent
+
+    budget = {k: v for k, v in (("epsilon", cell.epsilon), ("delta", cell.delta)) if v is not None}
+    name, factory = parse_agent(cell.agent, budget)
+    frame = run_one(
+        cell.env_id,
+        name,
+        factory,
+        seeding.seed_sequence(cell.root_seed, cell.seed),
+        seed_index=cell.seed,
+        horizon=cell.horizon,
+        env_kwargs=dict(cell.env_kwargs),
+        n_points=cell.n_points,
+        spacing=cell.spacing,
+    )
+    extra = {
+        "cell": cell.key,
+        "horizon": int(frame["step"].iloc[-1]),
+        "target_epsilon": math.nan if cell.epsilon is None else cell.epsilon,
+        "target_delta": math.nan if cell.delta is None else cell.delta,
+        **{f"env_{k}": v if isinstance(v, (bool, int, float, str)) else canonical_json(v) for k, v in cell.env_kwargs},
+    }
+    return frame.assign(**{k: [v] * len(frame) for k, v in extra.items()})
+
+
+def execute_cell(cell: Cell) -> CellResult:
+    """Run a cell; an exception becomes a recorded failure (with traceback), so the sweep goes on."""
+    try:
+        return CellResult(cell.key, run_cell(cell), None)
+    except Exception:  # recorded in the store and listed in the summary, never swallowed
+        return CellResult(cell.key, None, traceback.format_exc())
+
+
+def _failure(cell: Cell, err: BaseException, where: str) -> CellResult:
+    text = "".join(traceback.format_exception(err))
+    return CellResult(cell.key, None, f"{where} failed to return cell {cell.key}:\n{text}")
+
+
+def in_process(cells: Sequence[Cell]) -> Iterator[CellResult]:
+    """Run cells one after the other in this process (for debugging: breakpoints and prints work)."""
+    for cell in cells:
+        yield execute_cell(cell)
+
+
+def available_cores() -> int:
+    """The CPU cores this process may use (its affinity mask where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1  # pragma: no cover
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Worker initializer: exit when the driver dies (e.g. SIGKILL), instead of lingering as an orphan."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="dpbandit-parent-watch", daemon=True).start()
+
+
+def local_processes(cells: Sequence[Cell], workers: int) -> Iterator[CellResult]:
+    """Run cells on ``workers`` local processes (``spawn`` start method, as the harness)."""
+    context = multiprocessing.get_context("spawn")
+    pool = futures.ProcessPoolExecutor(
+        max_workers=max(1, min(workers, len(cells))),
+        mp_context=context,
+        initializer=_exit_with_parent,
+        initargs=(os.getpid(),),
+    )
+    try:
+        pending = {pool.submit(execute_cell, cell): cell for cell in cells}
+        for future in futures.as_completed(pending):
+            err = future.exception()
+            yield _failure(pending[future], err, "local worker") if err else future.result()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError as err:
+        raise ImportError(
+            "The Dask backend needs dask.distributed, which is not installed: pip install 'dpbandit[dask]'."
+        ) from err
+    return distributed
+
+
+def dask_cluster(cells: Sequence[Cell], scheduler: Any) -> Iterator[CellResult]:
+    """Run cells on a Dask cluster: ``scheduler`` is an address (``tcp://host:8786``), a cluster
+    object (``LocalCluster``, ``dask_jobqueue.SLURMCluster``, ...) or a ``distributed.Client``.
+
+    Workers must have dpbandit installed. Tasks are named ``dpbandit-cell-<key>`` (dashboard).
+    """
+    distributed = _distributed()
+    owned = not isinstance(scheduler, distributed.Client)
+    client = distributed.Client(scheduler) if owned else scheduler
+    try:
+        pending = {client.submit(execute_cell, cell, key=f"dpbandit-cell-{cell.key}"): cell for cell in cells}
+        for future in distributed.as_completed(pending):
+            try:
+                result = future.result()
+            except Exception as err:  # e.g. KilledWorker: the worker died running this cell
+                result = _failure(pending[future], err, "dask worker")
+            yield result
+    finally:
+        if owned:
+            client.close()
+
+
+def make_backend(name: str | None = None, *, workers: int | None = None, scheduler: Any = None) -> Backend:
+    """The backend ``name`` (``"processes"`` default, ``"inprocess"``, ``"dask"``); a ``scheduler`` implies Dask."""
+    if scheduler is not None and name not in (None, "dask"):
+        raise ValueError(f"A Dask scheduler was given, so backend={name!r} must be 'dask' (or unset).")
+    if name == "dask" or scheduler is not None:
+        if scheduler is None:
+            raise ValueError("backend='dask' needs scheduler= (e.g. 'tcp://host:8786' or a cluster object).")
+        _distributed()  # fail now, with the install hint, before any work
+        return functools.partial(dask_cluster, scheduler=scheduler)
+    if name == "inprocess":
+        return in_process
+    if name not in (None, "processes"):
+        raise ValueError(f"Unknown backend={name!r}; expected one of 'processes', 'inprocess', 'dask'.")
+    return functools.partial(local_processes, workers=workers or available_cores())

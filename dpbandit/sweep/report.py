@@ -1,0 +1,185 @@
+"""Aggregate a sweep store into a tidy table and seaborn plots (``dpbandit report DIR``).
+
+* ``summary.csv``: one row per configuration (every cell parameter except the seed): seeds, mean,
+  std and 95% Student-t interval of the final cumulative regret (reusing
+  :func:`dpbandit.harness.summary.final_regret_table`), mean wall time, accountant's epsilon.
+* ``regret_curves.png``: mean cumulative regret against the round per agent, 95% bands; one panel
+  per privacy budget (columns) and per other varying setting (rows). Non-private agents take no
+  budget, so they are drawn in every budget's panel as the reference.
+* ``final_regret_vs_<axis>.png`` for each varying numeric axis (``target_epsilon``, ``horizon``,
+  ``env_dim``, ...; of zipped axes only the first): mean final regret per agent against the axis,
+  95% bands, one panel per other varying setting; non-private agents are dashed horizontal lines
+  on the epsilon plot.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from dpbandit.harness.summary import final_regret_table, t_interval  # noqa: E402
+from dpbandit.sweep.store import Store  # noqa: E402
+
+__all__ = ["config_columns", "final_rows", "plot_final_regret", "plot_regret_curves", "report", "summary_table"]
+
+_SHORT = {"target_epsilon": "eps", "target_delta": "delta", "horizon": "T", "env_id": "env"}
+_SETTING = "setting"
+
+
+def config_columns(df: pd.DataFrame) -> list[str]:
+    """The columns that identify a configuration: environment, its kwargs, horizon, budget, agent."""
+    env_kwargs = [c for c in df.columns if c.startswith("env_") and c != "env_id"]
+    return ["env_id", *env_kwargs, "horizon", "target_epsilon", "target_delta", "agent"]
+
+
+def final_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The last recorded row of every cell (its final cumulative regret)."""
+    return df.loc[df.groupby("cell", sort=False)["step"].idxmax()].reset_index(drop=True)
+
+
+def summary_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Final regret per configuration over seeds: mean, std, 95% CI (see the module docstring)."""
+    settings = [c for c in config_columns(df) if c != "agent"]
+    rows = []
+    for key, group in df.groupby(settings, sort=False, dropna=False):
+        table = final_regret_table(group, by=("agent",)).drop(columns=["horizon"])
+        rows.append(table.assign(**dict(zip(settings, key))))
+    out = pd.concat(rows, ignore_index=True)
+    return out[[*config_columns(df), *[c for c in out.columns if c not in config_columns(df)]]]
+
+
+def _varying(df: pd.DataFrame, exclude: tuple[str, ...] = ()) -> list[str]:
+    return [c for c in config_columns(df) if c not in ("agent", *exclude) and df[c].nunique(dropna=True) > 1]
+
+
+def _follows(df: pd.DataFrame, axis: str) -> list[str]:
+    """Varying columns that are a function of ``axis`` (zipped with it), e.g. T zipped with d."""
+    known = df[df[axis].notna()]
+    return [c for c in _varying(df, (axis,)) if known.groupby(axis)[c].nunique(dropna=False).max() <= 1]
+
+
+def _with_setting(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """Add a ``setting`` label column joining the values of ``columns`` (``"env_dim=5, T=1000"``)."""
+    if not columns:
+        return df.assign(**{_SETTING: ""})
+    parts = [f"{_SHORT.get(c, c.removeprefix('env_'))}=" + df[c].astype(str) for c in columns]
+    label = parts[0]
+    for part in parts[1:]:
+        label = label + ", " + part
+    return df.assign(**{_SETTING: label})
+
+
+def _broadcast_nonprivate(df: pd.DataFrame) -> pd.DataFrame:
+    """Copy rows without a budget (non-private agents) into every budget, as references."""
+    budgets = np.sort(df["target_epsilon"].dropna().unique())
+    private, public = df[df["target_epsilon"].notna()], df[df["target_epsilon"].isna()]
+    if budgets.size == 0 or public.empty:
+        return df
+    copies = [public.assign(target_epsilon=eps) for eps in budgets]
+    return pd.concat([private, *copies], ignore_index=True)
+
+
+def plot_regret_curves(df: pd.DataFrame, path: str | Path) -> Path:
+    """Mean cumulative regret per agent with 95% bands; panels per budget and per other setting."""
+    path = Path(path)
+    by_budget = df["target_epsilon"].nunique(dropna=True) > 1
+    data = _with_setting(_broadcast_nonprivate(df) if by_budget else df, _varying(df, ("target_epsilon",)))
+    grid = sns.relplot(
+        data=data,
+        x="step",
+        y="cumulative_regret",
+        hue="agent",
+        kind="line",
+        errorbar=t_interval,
+        col="target_epsilon" if by_budget else None,
+        row=_SETTING if data[_SETTING].nunique() > 1 else None,
+        height=3.2,
+        aspect=1.3,
+        facet_kws={"sharey": False, "sharex": False},
+    )
+    grid.set_axis_labels("round t", "cumulative pseudo-regret")
+    grid.set_titles(template="{row_name} | eps = {col_name}", col_template="eps = {col_name}", row_template="{row_name}")
+    seeds = final_rows(df).groupby(config_columns(df), dropna=False)["seed"].nunique().min()
+    grid.figure.suptitle(f"mean cumulative regret, 95% CI over {seeds} seeds", y=1.02)
+    return _save(grid.figure, path)
+
+
+def plot_final_regret(df: pd.DataFrame, axis: str, path: str | Path) -> Path:
+    """Mean final regret per agent against ``axis`` (95% bands); panels per other varying setting."""
+    path = Path(path)
+    final = final_rows(df)
+    if axis != "target_epsilon" and final["target_epsilon"].nunique(dropna=True) > 1:
+        final = _broadcast_nonprivate(final)
+    zipped = _follows(final, axis)
+    data = _with_setting(final, _varying(final, (axis, *zipped)))
+    reference = data[data[axis].isna()]  # agents without this axis (non-private vs target_epsilon)
+    data = data[data[axis].notna()]
+    facets = data[_SETTING].nunique() > 1
+    grid = sns.relplot(
+        data=data,
+        x=axis,
+        y="cumulative_regret",
+        hue="agent",
+        kind="line",
+        marker="o",
+        errorbar=t_interval,
+        col=_SETTING if facets else None,
+        col_wrap=min(3, data[_SETTING].nunique()) if facets else None,
+        height=3.2,
+        aspect=1.3,
+        facet_kws={"sharey": False},
+    )
+    if axis == "target_epsilon":
+        values = np.sort(data[axis].unique())
+        for ax in grid.axes.flat:
+            ax.set_xscale("log")
+            ax.set_xticks(values, [f"{v:g}" for v in values])
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    for setting, ax in grid.axes_dict.items() if facets else [("", grid.ax)]:
+        rows = reference[reference[_SETTING] == setting] if facets else reference
+        for agent, mean in rows.groupby("agent")["cumulative_regret"].mean().items():
+            ax.axhline(mean, linestyle="--", color="0.4", linewidth=1)
+            ax.annotate(agent, (0.01, mean), xycoords=("axes fraction", "data"), fontsize=7, va="bottom")
+    label = _SHORT.get(axis, axis.removeprefix("env_"))
+    also = ", ".join(_SHORT.get(c, c.removeprefix("env_")) for c in zipped)
+    grid.set_axis_labels(f"{label} (zipped with {also})" if also else label, "final cumulative regret")
+    grid.set_titles("{col_name}" if facets else "")
+    grid.figure.suptitle(f"final regret vs {label} (mean, 95% CI over seeds)", y=1.02)
+    return _save(grid.figure, path)
+
+
+def _save(fig: plt.Figure, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def report(store_dir: str | Path, out_dir: str | Path | None = None) -> dict[str, Path]:
+    """Write ``summary.csv`` and the plots for a store (default ``<store>/report``); return their paths.
+
+    Works on a partial store (finished cells only); raises ``ValueError`` if no cell has finished.
+    """
+    store = Store.read(store_dir)
+    df = store.load()
+    if df.empty:
+        raise ValueError(f"{store_dir}: no finished cells to report on yet.")
+    out = Path(out_dir) if out_dir is not None else Path(store_dir) / "report"
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"summary": out / "summary.csv"}
+    summary_table(df).to_csv(paths["summary"], index=False)
+    paths["regret_curves"] = plot_regret_curves(df, out / "regret_curves.png")
+    plotted: list[str] = []
+    for axis in [c for c in _varying(df) if pd.api.types.is_numeric_dtype(df[c])]:
+        if any(axis in _follows(df, earlier) for earlier in plotted):
+            continue  # zipped with an axis already plotted: same points, another label
+        plotted.append(axis)
+        paths[f"final_regret_vs_{axis}"] = plot_final_regret(df, axis, out / f"final_regret_vs_{axis}.png")
+    return paths

@@ -1,0 +1,155 @@
+"""Run a sweep: skip finished cells, execute the rest on a backend, store each result as it arrives.
+
+Re-running the same sweep on the same store resumes it: finished cells are never recomputed and
+failed cells are retried. A store created by a different config is refused (see
+:class:`dpbandit.sweep.store.StoreError`); the default store directory includes the config hash,
+so a changed config writes to a new directory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from dpbandit.sweep.backends import make_backend
+from dpbandit.sweep.config import Sweep
+from dpbandit.sweep.store import Store
+
+__all__ = ["SweepError", "SweepOutcome", "as_sweep", "default_store_dir", "execute", "run_sweep"]
+
+
+@dataclass(frozen=True)
+class SweepOutcome:
+    """What one invocation did: cells in total, skipped (already finished), computed now, failures."""
+
+    name: str
+    store: Path
+    total: int
+    skipped: int
+    computed: int
+    failures: dict[str, dict[str, Any]]
+
+    def summary(self) -> str:
+        """A few lines for people: counts, then one line per failed cell."""
+        lines = [
+            f"sweep {self.name!r}: {self.total} cells in {self.store}: {self.computed} computed now, "
+            f"{self.skipped} already done, {len(self.failures)} failed."
+        ]
+        if self.failures:
+            lines.append(f"failed cells (full tracebacks in {self.store / 'failures'}/<key>.json):")
+            lines += [f"  {key}  {rec['label']}: {rec['error']}" for key, rec in self.failures.items()]
+            lines.append("re-run the same command to retry them (finished cells are kept).")
+        return "\n".join(lines)
+
+
+class SweepError(RuntimeError):
+    """Some cells failed; ``outcome`` has the details. Finished cells are in the store."""
+
+    def __init__(self, outcome: SweepOutcome) -> None:
+        super().__init__(outcome.summary())
+        self.outcome = outcome
+
+
+def as_sweep(config: Sweep | Mapping[str, Any] | str | Path) -> Sweep:
+    """A :class:`Sweep` from a sweep, a config mapping, or a TOML / YAML file path."""
+    if isinstance(config, Sweep):
+        return config
+    if isinstance(config, Mapping):
+        return Sweep.from_dict(config)
+    return Sweep.from_file(config)
+
+
+def default_store_dir(sweep: Sweep, base: str | Path = "out/sweeps") -> Path:
+    """``<base>/<name>-<first 8 digits of the config hash>``: one directory per config."""
+    return Path(base) / f"{sweep.name}-{sweep.config_hash[:8]}"
+
+
+def execute(
+    config: Sweep | Mapping[str, Any] | str | Path,
+    store_dir: str | Path | None = None,
+    *,
+    backend: str | None = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    progress: bool | None = None,
+) -> SweepOutcome:
+    """Run the unfinished cells of a sweep into its store; failures are recorded, never raised.
+
+    Args:
+        config: a :class:`Sweep`, a config mapping or a TOML / YAML path (validated before any work).
+        store_dir: the store directory (default :func:`default_store_dir`).
+        backend: ``"processes"`` (default; all cores), ``"inprocess"`` or ``"dask"``. With neither
+            ``backend`` nor ``scheduler`` given, the config's ``backend`` / ``scheduler`` apply.
+        workers: local worker processes (default: the config's ``workers``, else every core).
+        scheduler: Dask scheduler address, cluster object or ``distributed.Client`` (implies Dask).
+        progress: show a progress bar with cells done / total and ETA (``None``: on a terminal).
+    """
+    sweep = as_sweep(config)
+    if backend is None and scheduler is None:
+        backend, scheduler = sweep.execution.backend, sweep.execution.scheduler
+    run = make_backend(backend, workers=workers or sweep.execution.workers, scheduler=scheduler)
+    store_dir = Path(store_dir) if store_dir is not None else default_store_dir(sweep)
+    with Store.open(store_dir, sweep) as store:
+        done = store.finished()
+        todo = {cell.key: cell for cell in sweep.cells if cell.key not in done}
+        bar = tqdm(
+            total=len(sweep.cells),
+            initial=len(sweep.cells) - len(todo),
+            desc=f"sweep {sweep.name}",
+            unit="cell",
+            disable=None if progress is None else not progress,
+        )
+        failed = 0
+        try:
+            for result in run(list(todo.values())) if todo else ():
+                if result.error is None:
+                    store.save_result(result.key, result.frame)
+                else:
+                    store.save_failure(todo[result.key], result.error)
+                    failed += 1
+                    bar.set_postfix(failed=failed)
+                bar.update()
+        finally:
+            bar.close()
+        return SweepOutcome(
+            name=sweep.name,
+            store=store_dir,
+            total=len(sweep.cells),
+            skipped=len(sweep.cells) - len(todo),
+            computed=len(todo),
+            failures=store.failures(),
+        )
+
+
+def run_sweep(
+    config: Sweep | Mapping[str, Any] | str | Path,
+    store_dir: str | Path | None = None,
+    *,
+    backend: str | None = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    progress: bool | None = None,
+) -> pd.DataFrame:
+    """Run (or resume) a sweep and return the tidy rows of all its cells, in the sweep's order.
+
+    Same arguments as :func:`execute`. Raises :class:`SweepError` (listing the failed cells) if any
+    cell failed; the finished cells stay in the store, and calling again retries only the rest.
+
+    Example:
+        >>> import tempfile
+        >>> config = {"seeds": 2, "n_points": 10, "grid": {"agent": ["linucb", "random"],
+        ...           "env_id": "dpbandit/LinearBandit-v0", "horizon": 100}}
+        >>> df = run_sweep(config, tempfile.mkdtemp(), backend="inprocess", progress=False)
+        >>> df.groupby("agent")["seed"].nunique().to_dict()
+        {'linucb': 2, 'random': 2}
+    """
+    sweep = as_sweep(config)
+    outcome = execute(sweep, store_dir, backend=backend, workers=workers, scheduler=scheduler, progress=progress)
+    if outcome.failures:
+        raise SweepError(outcome)
+    return Store.read(outcome.store).load([cell.key for cell in sweep.cells])
