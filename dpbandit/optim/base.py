@@ -116,11 +116,8 @@ class StreamingOptimizer(abc.ABC):
         """Consume sample (x_t, y_t) with ``loss`` and return theta_{t+1}."""
         if self.loss is None:
             raise ValueError("step(x, y) needs a loss; pass loss=... or use step_with_gradients.")
-        x = np.asarray(x, dtype=float).reshape(1, self.dim)
-        y = np.atleast_1d(np.asarray(y, dtype=float))
-        grad_now = self.loss.per_example_grad(self._theta, x, y)[0]
-        grad_prev = self.loss.per_example_grad(self._theta_prev, x, y)[0]
-        return self.step_with_gradients(grad_now, grad_prev)
+        grads = self.loss.grads_at(np.stack([self._theta, self._theta_prev]), np.reshape(x, self.dim), float(y))
+        return self.step_with_gradients(grads[0], grads[1])
 
     def step_with_gradients(self, grad_now: np.ndarray, grad_prev: np.ndarray) -> np.ndarray:
         """Advance one step given grad f(theta_t; x_t) and grad f(theta_{t-1}; x_t)."""

@@ -47,9 +47,22 @@ def dual_exponent(p: float) -> float:
 
 def lp_norm(x: np.ndarray, p: float, axis: int = -1) -> np.ndarray:
     """l_p norm along ``axis`` (default: the last), for p in [1, inf]."""
-    p = _validate.norm_index(p=p)
-    x = np.asarray(x, dtype=float)
-    return np.linalg.norm(x, ord=p, axis=axis)
+    return _norm(np.asarray(x, dtype=float), _validate.norm_index(p=p), axis)
+
+
+def _norm(x: np.ndarray, p: float, axis: int = -1, keepdims: bool = False) -> np.ndarray:
+    """Unvalidated l_p norm (hot loops; ``p`` already validated). Scales by max|x| for large p."""
+    a = np.abs(x)
+    if p == 1.0:
+        return a.sum(axis=axis, keepdims=keepdims)
+    if p == 2.0:
+        return np.sqrt((a * a).sum(axis=axis, keepdims=keepdims))
+    m = a.max(axis=axis, keepdims=True)
+    if math.isinf(p):
+        return m if keepdims else np.squeeze(m, axis=axis)
+    safe = np.where(m > 0, m, 1.0)
+    out = safe * ((a / safe) ** p).sum(axis=axis, keepdims=True) ** (1.0 / p)
+    return out if keepdims else np.squeeze(out, axis=axis)
 
 
 def lmo(d: np.ndarray, p: float, radius: float) -> np.ndarray:
@@ -64,9 +77,11 @@ def lmo(d: np.ndarray, p: float, radius: float) -> np.ndarray:
         Array of the shape of ``d``; each row is feasible and attains ``-radius * ||d||_q``.
         A zero direction maps to the centre 0.
     """
-    p = _validate.norm_index(p=p)
-    radius = _validate.positive(radius=radius)
-    d = np.asarray(d, dtype=float)
+    return _lmo(np.asarray(d, dtype=float), _validate.norm_index(p=p), _validate.positive(radius=radius))
+
+
+def _lmo(d: np.ndarray, p: float, radius: float) -> np.ndarray:
+    """Unvalidated :func:`lmo` for optimiser inner loops (arguments checked at construction)."""
     if p == 1.0:
         j = np.argmax(np.abs(d), axis=-1)[..., None]
         dj = np.take_along_axis(d, j, axis=-1)
@@ -80,7 +95,7 @@ def lmo(d: np.ndarray, p: float, radius: float) -> np.ndarray:
     safe = np.where(scale > 0, scale, 1.0)
     a = np.abs(d) / safe
     w = a ** (q - 1.0)
-    norm_q = np.linalg.norm(a, ord=q, axis=-1, keepdims=True)
+    norm_q = (w * a).sum(axis=-1, keepdims=True) ** (1.0 / q)
     denom = np.where(norm_q > 0, norm_q ** (q - 1.0), 1.0)
     return -radius * np.sign(d) * w / denom
 
@@ -117,7 +132,7 @@ def project_lp_ball(x: np.ndarray, p: float, radius: float) -> np.ndarray:
         return np.clip(x, -radius, radius)
     if p == 2.0:
         return project_l2_ball(x, radius)
-    inside = lp_norm(x, p)[..., None] <= radius
+    inside = _norm(x, p, keepdims=True) <= radius
     a = np.abs(x)
     if p == 1.0:
         s = -np.sort(-a, axis=-1)
@@ -145,7 +160,7 @@ def project_lp_ball(x: np.ndarray, p: float, radius: float) -> np.ndarray:
     lam_hi = np.maximum(amax, 1.0) / (p * (radius / x.shape[-1] ** (1.0 / p)) ** (p - 1.0)) + 1.0
     for _ in range(_BISECTION_STEPS):
         mid = 0.5 * (lam_lo + lam_hi)
-        big = lp_norm(shrink(mid), p)[..., None] > radius
+        big = _norm(shrink(mid), p, keepdims=True) > radius
         lam_lo = np.where(big, mid, lam_lo)
         lam_hi = np.where(big, lam_hi, mid)
     u = np.sign(x) * shrink(lam_hi)

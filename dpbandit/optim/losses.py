@@ -30,7 +30,7 @@ import numpy as np
 from scipy.special import expit
 
 from dpbandit import _validate
-from dpbandit.optim.geometry import dual_exponent, lp_norm
+from dpbandit.optim.geometry import _norm, dual_exponent
 
 __all__ = ["ClippedLoss", "GLMLoss", "LogisticLoss", "Loss", "SquaredLoss"]
 
@@ -62,6 +62,14 @@ class Loss(abc.ABC):
         """Mean gradient, shape ``(dim,)``."""
         return self.per_example_grad(theta, X, y).mean(axis=0)
 
+    def grads_at(self, thetas: np.ndarray, x: np.ndarray, y: float) -> np.ndarray:
+        """Gradients of one example (x, y) at each row of ``thetas`` ``(k, dim)`` -> ``(k, dim)``.
+
+        Streaming optimisers need grad f(theta_t; x_t) and grad f(theta_{t-1}; x_t) every step.
+        """
+        X, Y = np.asarray(x, dtype=float)[None, :], np.array([y], dtype=float)
+        return np.stack([self.per_example_grad(th, X, Y)[0] for th in thetas])
+
     #: Multiplier on the base smoothness a gradient transformation may introduce (1 = none).
     smoothness_factor: float = 1.0
 
@@ -87,6 +95,10 @@ class GLMLoss(Loss):
     def per_example_grad(self, theta: np.ndarray, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         theta, X, y = _as_batch(theta, X, y)
         return self.link_derivative(X @ theta, y)[:, None] * X
+
+    def grads_at(self, thetas: np.ndarray, x: np.ndarray, y: float) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        return self.link_derivative(thetas @ x, float(y))[:, None] * x
 
     def smoothness(self, feature_norm: float) -> float:
         """beta of Assumption 2.2 in (l_p, l_q) when every ||x||_q <= ``feature_norm``."""
@@ -160,10 +172,15 @@ class ClippedLoss(Loss):
 
     def per_example_grad(self, theta: np.ndarray, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         g = self.base.per_example_grad(theta, X, y)
-        norms = lp_norm(g, self.q)[:, None]
+        norms = _norm(g, self.q, keepdims=True)
+        return g * np.minimum(1.0, self.clip_norm / np.where(norms > 0, norms, 1.0))
+
+    def grads_at(self, thetas: np.ndarray, x: np.ndarray, y: float) -> np.ndarray:
+        g = self.base.grads_at(thetas, x, y)
+        norms = _norm(g, self.q, keepdims=True)
         return g * np.minimum(1.0, self.clip_norm / np.where(norms > 0, norms, 1.0))
 
     def clipped_fraction(self, theta: np.ndarray, X: np.ndarray, y: np.ndarray) -> float:
         """Fraction of examples whose gradient is clipped at ``theta``."""
         g = self.base.per_example_grad(theta, X, y)
-        return float(np.mean(lp_norm(g, self.q) > self.clip_norm))
+        return float(np.mean(_norm(g, self.q) > self.clip_norm))

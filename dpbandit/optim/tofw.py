@@ -33,7 +33,7 @@ import numpy as np
 
 from dpbandit import _validate
 from dpbandit.optim.base import StreamingOptimizer
-from dpbandit.optim.geometry import dual_exponent, lmo
+from dpbandit.optim.geometry import _lmo, dual_exponent
 from dpbandit.optim.losses import Loss
 from dpbandit.privacy.accounting import tree_aggregation_event
 from dpbandit.privacy.guarantee import PrivacyGuarantee
@@ -139,7 +139,7 @@ class DPTOFW(StreamingOptimizer):
         t = self.t
         g = (t + 1) * grad_now - t * grad_prev  # Eq 3.1 (theta_0 = theta_1 makes g_1 = grad f(theta_1))
         self._d = self._tree.add(g) / (t + 1)
-        v = lmo(self._d, self.p, self.radius)
+        v = _lmo(self._d, self.p, self.radius)
         eta = self.lr_scale / (t + 1)
         return self._theta + eta * (v - self._theta)
 

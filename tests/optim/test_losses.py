@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dpbandit.optim.geometry import lp_norm
-from dpbandit.optim.losses import ClippedLoss, LogisticLoss, SquaredLoss
+from dpbandit.optim.losses import ClippedLoss, LogisticLoss, Loss, SquaredLoss
 
 
 def _data(rng, n=40, dim=4):
@@ -70,3 +70,14 @@ def test_clipped_loss_validates():
         ClippedLoss(SquaredLoss(), clip_norm=0.0, p=2)
     with pytest.raises(TypeError, match="base"):
         ClippedLoss("squared", clip_norm=1.0, p=2)
+
+
+@pytest.mark.parametrize(
+    "loss", [SquaredLoss(), LogisticLoss(), ClippedLoss(SquaredLoss(), clip_norm=0.5, p=1.5)]
+)
+def test_grads_at_matches_per_example_grad(loss):
+    rng = np.random.default_rng(4)
+    thetas, x, y = rng.normal(size=(3, 4)), rng.normal(size=4), 0.7
+    expected = np.stack([loss.per_example_grad(th, x[None], np.array([y]))[0] for th in thetas])
+    np.testing.assert_allclose(loss.grads_at(thetas, x, y), expected, rtol=1e-12)
+    np.testing.assert_allclose(Loss.grads_at(loss, thetas, x, y), expected, rtol=1e-12)  # generic path
