@@ -13,9 +13,10 @@ numba pass on shared indices and noise (see dpbandit.optim.baselines.noisy_sgd),
 that pass divided by the number of scales ("amortised"). As in the paper, NoisySGD is not run at
 (T, d) = (10000, 5) (no such row in Table 5.1); ``--all-sgd`` adds it.
 
-Usage: python sims/table5_1.py [--quick] [--workers 2] [--seeds 10] [--all-sgd]
+Usage: python sims/table5_1.py [--quick] [--workers 2] [--seeds 10] [--all-sgd] [--ofw-epsilons 1 10 30 100]
 Writes results/table5_1.runs.csv (one row per run), results/table5_1.csv (best scale per cell, with the
-paper's numbers) and results/table5_1.md (the table, wall-clock, the command).
+paper's numbers) and results/table5_1.md (the table, wall-clock, the command). ``--ofw-epsilons`` is a
+diagnostic (OFW only, at several epsilons) written to results/table5_1.diag.*.
 """
 
 from __future__ import annotations
@@ -134,10 +135,10 @@ def make_loss(p: float) -> ClippedLoss:
 
 
 def make_optimizer(algo: str, T: int, d: int, p: float, scale: float, rng: np.random.Generator,
-                   noise: bool = True):
-    """OFW / NoisySFW / NoisySGD for one cell (radius 2, (1, 1/T)-DP, L = 1, beta = 2)."""
+                   noise: bool = True, epsilon: float = EPSILON):
+    """OFW / NoisySFW / NoisySGD for one cell (radius 2, (epsilon, 1/T)-DP, L = 1, beta = 2)."""
     loss = make_loss(p)
-    common = dict(p=p, radius=RADIUS, epsilon=EPSILON, delta=1.0 / T, lipschitz=loss.lipschitz, rng=rng,
+    common = dict(p=p, radius=RADIUS, epsilon=epsilon, delta=1.0 / T, lipschitz=loss.lipschitz, rng=rng,
                   lr_scale=scale, noise=noise)
     if algo == "OFW":
         return DPTOFW(d, horizon=T, smoothness=loss.smoothness(1.0), loss=loss, **common)
@@ -149,14 +150,14 @@ def make_optimizer(algo: str, T: int, d: int, p: float, scale: float, rng: np.ra
 
 
 def run_task(task: tuple) -> list[dict]:
-    """All learning-rate scales of one (algo, T, d, p, seed)."""
-    algo, T, d, p, seed = task
+    """All learning-rate scales of one (algo, T, d, p, seed, epsilon)."""
+    algo, T, d, p, seed, epsilon = task
     data = make_data(T, d, p, seed)
     scales = GRIDS[(algo, p)]
     rows = []
 
     def row(scale: float, theta: np.ndarray, seconds: float, n_grad: int) -> dict:
-        return dict(T=T, d=d, p=p, algo=algo, lr_scale=scale, seed=seed,
+        return dict(T=T, d=d, p=p, algo=algo, epsilon=epsilon, lr_scale=scale, seed=seed,
                     risk=float(risk(theta, data["X_test"], data["y_test"])),
                     subopt=float(subopt(theta, data["X_test"], data["y_test"], data["theta"])),
                     time=seconds, n_gradients=n_grad)
@@ -169,33 +170,37 @@ def run_task(task: tuple) -> list[dict]:
         return [row(s, r.theta, seconds, r.n_gradients) for s, r in zip(scales, results)]
     for k, scale in enumerate(scales):
         rng = np.random.default_rng(seed_sequence(T, d, p, seed, 1, 0 if algo == "OFW" else 1, k))
-        opt = make_optimizer(algo, T, d, p, scale, rng)
+        opt = make_optimizer(algo, T, d, p, scale, rng, epsilon=epsilon)
         start = time.perf_counter()
         res = opt.run(data["X"], data["y"]) if algo == "OFW" else opt.fit(data["X"], data["y"])
         rows.append(row(scale, res.theta, time.perf_counter() - start, res.n_gradients))
     return rows
 
 
-def tasks(Ts, ds, seeds: int, all_sgd: bool) -> list[tuple]:
+def tasks(Ts, ds, seeds: int, all_sgd: bool, ofw_epsilons: list[float] | None = None) -> list[tuple]:
+    """Work items; ``ofw_epsilons`` = diagnostic mode (OFW only, at these epsilons)."""
     out = []
     for T in Ts:
         for d in ds:
             for p in (1.5, math.inf):
+                if ofw_epsilons:
+                    out += [("OFW", T, d, p, s, e) for e in ofw_epsilons for s in range(seeds)]
+                    continue
                 for algo in ("OFW", BASELINE[p]):
                     if algo == "NoisySGD" and (T, d) == (10000, 5) and not all_sgd:
                         continue
-                    out += [(algo, T, d, p, s) for s in range(seeds)]
+                    out += [(algo, T, d, p, s, EPSILON) for s in range(seeds)]
     # longest first for load balancing (NoisySGD cost ~ T^2 d)
     return sorted(out, key=lambda t: -(t[1] ** 2 * t[2] if t[0] == "NoisySGD" else 50 * t[1] * len(GRIDS[(t[0], t[3])])))
 
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     """Best scale (lowest mean SubOpt) per (T, d, p, algo), mean +- std over seeds, next to the paper."""
-    g = runs.groupby(["T", "d", "p", "algo", "lr_scale"])
+    g = runs.groupby(["T", "d", "p", "algo", "epsilon", "lr_scale"])
     stats = g.agg(risk_mean=("risk", "mean"), risk_std=("risk", "std"), subopt_mean=("subopt", "mean"),
                   subopt_std=("subopt", "std"), time_mean=("time", "mean"), time_std=("time", "std"),
                   n_gradients=("n_gradients", "mean"), seeds=("seed", "nunique")).reset_index()
-    best = stats.loc[stats.groupby(["T", "d", "p", "algo"])["subopt_mean"].idxmin()].reset_index(drop=True)
+    best = stats.loc[stats.groupby(["T", "d", "p", "algo", "epsilon"])["subopt_mean"].idxmin()].reset_index(drop=True)
     paper = [PAPER.get((int(r.T), int(r.d), float(r.p), r.algo), (math.nan,) * 6) for r in best.itertuples()]
     cols = ["paper_risk_mean", "paper_risk_std", "paper_subopt_mean", "paper_subopt_std", "paper_time_mean",
             "paper_time_std"]
@@ -244,16 +249,41 @@ def write_markdown(best: pd.DataFrame, runs: pd.DataFrame, wall: float, command:
     path.write_text("\n".join(lines) + "\n")
 
 
+def write_diagnostic(best: pd.DataFrame, wall: float, command: str, path: Path) -> None:
+    """OFW SubOpt at several epsilons next to the paper's (epsilon = 1) numbers."""
+    wide = best.pivot_table(index=["T", "d", "p"], columns="epsilon", values="subopt_mean").reset_index()
+    eps = [c for c in wide.columns if c not in ("T", "d", "p")]
+    lines = [
+        "# Table 5.1, OFW rows: which privacy level do the paper's numbers correspond to?",
+        "",
+        f"Command: `{command}` (wall-clock {wall:.0f} s)",
+        "",
+        "DP-TOFW with the noise of Eq 3.2 calibrated for the epsilon in the column header (delta = 1/T, "
+        "same data, loss and learning-rate grid as the main table; best scale per cell). Mean SubOpt over seeds.",
+        "",
+        "| T | d | p | paper (eps = 1) | " + " | ".join(f"ours, eps = {e:g}" for e in eps) + " |",
+        "|---|---|---|---|" + "---|" * len(eps),
+    ]
+    for r in wide.itertuples(index=False):
+        T, d, p, *vals = r
+        pm, ps = PAPER[(int(T), int(d), float(p), "OFW")][2:4]
+        lines.append(f"| {T} | {d} | {'inf' if math.isinf(p) else p} | {pm:.3g} ± {ps:.2g} | "
+                     + " | ".join(f"{v:.3g}" for v in vals) + " |")
+    path.write_text("\n".join(lines) + "\n")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="T in {1000, 2000}, d in {5, 10}, 3 seeds")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--all-sgd", action="store_true", help="also run NoisySGD at (T, d) = (10000, 5)")
+    parser.add_argument("--ofw-epsilons", type=float, nargs="+", default=None,
+                        help="diagnostic: run only OFW at these epsilons (writes table5_1.diag.*)")
     args = parser.parse_args(argv)
     Ts, ds, seeds = ((1000, 2000), (5, 10), min(args.seeds, 3)) if args.quick else (
         (1000, 2000, 5000, 10000), (5, 10, 20), args.seeds)
-    todo = tasks(Ts, ds, seeds, args.all_sgd)
+    todo = tasks(Ts, ds, seeds, args.all_sgd, args.ofw_epsilons)
     start = time.perf_counter()
     rows = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
@@ -261,14 +291,17 @@ def main(argv: list[str] | None = None) -> None:
         for fut in tqdm(as_completed(futures), total=len(futures), desc="table5_1 tasks"):
             rows += fut.result()
     wall = time.perf_counter() - start
-    runs = pd.DataFrame(rows).sort_values(["T", "d", "p", "algo", "lr_scale", "seed"])
+    runs = pd.DataFrame(rows).sort_values(["T", "d", "p", "algo", "epsilon", "lr_scale", "seed"])
     best = summarise(runs)
-    suffix = ".quick" if args.quick else ""
+    suffix = (".quick" if args.quick else "") + (".diag" if args.ofw_epsilons else "")
     RESULTS.mkdir(exist_ok=True)
     runs.to_csv(RESULTS / f"table5_1{suffix}.runs.csv", index=False)
     best.to_csv(RESULTS / f"table5_1{suffix}.csv", index=False)
     command = "python " + " ".join(shlex.quote(a) for a in [f"sims/{Path(__file__).name}", *sys.argv[1:]])
-    write_markdown(best, runs, wall, command, RESULTS / f"table5_1{suffix}.md")
+    if args.ofw_epsilons:
+        write_diagnostic(best, wall, command, RESULTS / f"table5_1{suffix}.md")
+    else:
+        write_markdown(best, runs, wall, command, RESULTS / f"table5_1{suffix}.md")
     print(f"table5_1: {len(todo)} tasks, {len(runs)} runs, wall-clock {wall:.1f} s")
 
 
