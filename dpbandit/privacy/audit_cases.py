@@ -89,7 +89,8 @@ def _generalized_gaussian_case(name: str, printed_gamma_scale: bool, expect: str
 
     return AuditCase(
         name, run, np.zeros(d), shift, eps, DELTA, statistic=llr,
-        accountant_epsilon=eps if not printed_gamma_scale else math.nan, accountant=LEMMA_2_1,
+        # Lemma 2.1 for the noise actually drawn: sigma scales as 1/eps, so eps_run = eps * sigma / draw_sigma
+        accountant_epsilon=eps * sigma / draw_sigma, accountant=LEMMA_2_1,
         expect=expect, notes=notes + f"; q=inf, d={d}, r={sn.r:.3g}, kappa={sn.kappa:.3g}, l_inf sensitivity 1",
     )
 
