@@ -73,7 +73,8 @@ def run_cell(cell: Cell) -> pd.DataFrame:
         "target_delta": math.nan if cell.delta is None else cell.delta,
         **{f"env_{k}": v if isinstance(v, (bool, int, float, str)) else canonical_json(v) for k, v in cell.env_kwargs},
     }
-    return frame.assign(**{k: [v] * len(frame) for k, v in extra.items()})
+    floats = {"epsilon": float, "claimed_epsilon": float}  # object dtype in run_one when non-private
+    return frame.astype(floats).assign(**{k: [v] * len(frame) for k, v in extra.items()})
 
 
 def execute_cell(cell: Cell) -> CellResult:
