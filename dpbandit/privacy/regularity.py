@@ -7,10 +7,13 @@ for parameters in ``l_p`` (use :func:`dual_index`). A norm ``||.||`` is kappa-re
 Choices (printed Lemma 3.2 uses ``q+ = min{q-1, log d - 1}`` as a norm index, which is the smoothness
 constant, not a valid index: for d = 5 it is 0.61 < 1; see notes/ofw_hdb.md section 1.4):
 
-* ``q >= 2`` (``1 < p <= 2``), [Fill]: ``||.||_+ = ||.||_r`` with ``r = min(q, max(2, ln d))``,
-  ``kappa_+ = r - 1``, ``kappa = kappa_+ * d^(2(1/r - 1/q))``. For ``r = ln d`` this is
-  ``kappa = e^2 (ln d - 1)``, matching Lemma 3.2; for ``r = q`` it is ``q - 1``.
-  ``q = inf`` (``p = 1``) is covered by the same formula: ``r = max(2, ln d)``, ``kappa = (r-1) d^(2/r)``.
+* ``q >= 2`` (``1 < p <= 2``): ``||.||_+ = ||.||_r`` for an ``r in [2, q]``, with ``kappa_+ = r - 1`` and
+  ``kappa = kappa_+ * d^(2(1/r - 1/q))`` (valid for every such ``r``). Two candidates, as in Lemma 3.2:
+  ``r = q`` (``kappa = q - 1``) and ``r = max(2, ln d)`` (``kappa = e^2 (ln d - 1) d^(-2/q)`` when
+  ``ln d >= 2``); the one with the smaller ``kappa`` is used [Fill], so ``kappa <= min{q-1, e^2(ln d - 1)}``
+  (the printed ``kappa_q``) whenever ``ln d >= 2``. The notes' rule ``r = min(q, max(2, ln d))`` can exceed
+  the printed ``kappa_q`` (d = 1000, q = 8: 7.76 > 7), hence the comparison.
+  ``q = inf`` (``p = 1``): ``r = max(2, ln d)``, ``kappa = (r-1) d^(2/r)``; for ``d <= 7``: ``r = 2``, ``kappa = d``.
 * ``1 <= q < 2`` (``2 < p <= inf``), Lemma 3.3: ``||.||_+ = d^(1/q - 1/2) ||.||_2`` (``= d^(1/2-1/p)``),
   ``kappa = d^(2/q - 1)`` (``= d^(1-2/p)``), ``kappa_+ = 1``; ``G_+(0, sigma^2)`` is then the isotropic
   Gaussian ``N(0, sigma^2 / d^(1-2/p) I)``. ``q = 1`` (``p = inf``) gives scale ``sqrt(d)``, ``kappa = d``.
@@ -84,7 +87,7 @@ def smooth_norm(q: float, dim: int) -> SmoothNorm:
     if q < 2.0:
         scale = dim ** (1.0 / q - 0.5)
         return SmoothNorm(q=q, dim=dim, r=2.0, scale=scale, kappa=scale**2, kappa_plus=1.0)
-    r = min(q, max(2.0, math.log(dim)))
-    kappa_plus = r - 1.0
-    kappa = kappa_plus * dim ** (2.0 * (1.0 / r - 1.0 / q))
-    return SmoothNorm(q=q, dim=dim, r=r, scale=1.0, kappa=kappa, kappa_plus=kappa_plus)
+    candidates = {r for r in (q, max(2.0, math.log(dim))) if r <= q and math.isfinite(r)}
+    kappas = {r: (r - 1.0) * dim ** (2.0 * (1.0 / r - 1.0 / q)) for r in candidates}
+    r = min(kappas, key=lambda c: (kappas[c], c))
+    return SmoothNorm(q=q, dim=dim, r=r, scale=1.0, kappa=kappas[r], kappa_plus=r - 1.0)

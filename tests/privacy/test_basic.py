@@ -28,6 +28,7 @@ def test_smooth_norm_constants() -> None:
     assert sn.r == pytest.approx(math.log(d))
     assert sn.kappa == pytest.approx(math.e**2 * (math.log(d) - 1))
     assert P.smooth_norm(3.0, d).kappa == pytest.approx(2.0)  # q - 1 when q < ln d
+    assert P.smooth_norm(8.0, 1000).kappa == pytest.approx(7.0)  # r = q beats r = ln d here
     small = P.smooth_norm(4.0, 5)  # ln 5 < 2: r = 2, kappa = d^(1 - 2/q)
     assert (small.r, small.kappa_plus) == (2.0, 1.0)
     assert small.kappa == pytest.approx(5 ** (1 - 2 / 4))
@@ -36,7 +37,14 @@ def test_smooth_norm_constants() -> None:
     assert P.smooth_norm(1.0, 9).scale == pytest.approx(3.0)  # p = inf
 
 
-@pytest.mark.parametrize("q,d", [(2.0, 5), (3.0, 50), (math.inf, 20), (1.5, 8), (1.0, 4)])
+@pytest.mark.parametrize("d", [8, 50, 1000, 10**5])
+@pytest.mark.parametrize("q", [2.0, 2.5, 4.0, 8.0, 20.0, 100.0, math.inf])
+def test_kappa_never_exceeds_lemma_3_2(q: float, d: int) -> None:
+    """kappa <= printed kappa_q = min{q - 1, e^2 (ln d - 1)} (d >= 8 so that ln d >= 2)."""
+    assert P.smooth_norm(q, d).kappa <= min(q - 1, math.e**2 * (math.log(d) - 1)) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("q,d", [(2.0, 5), (3.0, 50), (8.0, 1000), (math.inf, 20), (1.5, 8), (1.0, 4)])
 def test_smooth_norm_sandwich(q: float, d: int) -> None:
     """||x||_q <= ||x||_+ <= sqrt(kappa / kappa_+) ||x||_q on random and extreme points (Def 2.2)."""
     sn = P.smooth_norm(q, d)
