@@ -65,6 +65,8 @@ class POFWPrivacy:
         n_steps: steps each instance takes (<= horizon); the accountant composes all of them.
         streams: number of instances one user's data can enter (once each); 1 for plain DP-POFW.
         calibration: ``"accountant"`` or ``"paper"`` (module docstring).
+        multiplier: explicit scale multiplier overriding the calibration (what-if runs and audits;
+            the guarantee then reports the accountant's epsilon of that noise level).
     """
 
     def __init__(
@@ -76,6 +78,7 @@ class POFWPrivacy:
         n_steps: int | None = None,
         streams: int = 1,
         calibration: Calibration = "accountant",
+        multiplier: float | None = None,
     ) -> None:
         self.epsilon = _validate.positive(epsilon=epsilon)
         self.delta = _validate.probability(delta=delta)
@@ -85,9 +88,12 @@ class POFWPrivacy:
         )
         self.streams = _validate.integer(streams=streams, minimum=1)
         self.calibration = _validate.one_of(CALIBRATIONS, calibration=calibration)
-        self._log_term = math.sqrt(math.log(self.horizon) * math.log(1.0 / self.delta))
+        self.log_term = math.sqrt(math.log(self.horizon) * math.log(1.0 / self.delta))
         rho_paper = self._rho(1.0)
-        if self.calibration == "paper":
+        if multiplier is not None:
+            self.multiplier = _validate.positive(multiplier=multiplier)
+            self.calibration = f"fixed multiplier {self.multiplier:g}"
+        elif self.calibration == "paper":
             self.multiplier = 1.0
         else:  # smallest multiplier whose accountant epsilon is the requested one (rho ~ 1/m^2)
             rho_target = accounting.epsilon_to_zcdp(self.epsilon, self.delta)
@@ -97,7 +103,7 @@ class POFWPrivacy:
         """Pure-DP loss ``eps_t = 2 Delta_t / b_t`` of the selection at steps ``t = 1..n_steps``."""
         m = self.multiplier if multiplier is None else multiplier
         t = np.arange(1, self.n_steps + 1, dtype=float)
-        return self.epsilon * np.sqrt(t) / (2.0 * m * (t + 1.0) * self._log_term)
+        return self.epsilon * np.sqrt(t) / (2.0 * m * (t + 1.0) * self.log_term)
 
     def _rho(self, multiplier: float) -> float:
         return self.streams * 0.5 * float(np.sum(self.step_epsilons(multiplier) ** 2))
@@ -115,7 +121,9 @@ class POFWPrivacy:
         notes: str = "",
     ) -> PrivacyGuarantee:
         """The :class:`PrivacyGuarantee`: the claim next to the accountant's epsilon at ``delta``."""
-        claim = "Thm 3.4 of 004 (Alg 2 line 8)" if self.calibration == "paper" else "accountant-calibrated"
+        claim = {"paper": "Thm 3.4 of 004 (Alg 2 line 8)", "accountant": "accountant-calibrated"}.get(
+            self.calibration, "none (explicit multiplier; the accountant's epsilon is the guarantee)"
+        )
         detail = (
             f"Laplace RNM over 2d vertices, scale multiplier {self.multiplier:.4g} x line 8; "
             f"{self.streams} stream(s) x {self.n_steps} steps, non-monotone RNM eps_t = 2 Delta_t/b_t, "
@@ -140,7 +148,7 @@ def line8_scale(
 ) -> np.ndarray:
     """Laplace scale ``b_t`` of Algorithm 2 line 8 (times the calibration multiplier), ``D = 2 radius``."""
     diameter = 2.0 * radius
-    base = 4.0 * diameter * (smoothness * diameter + lipschitz) * privacy._log_term / privacy.epsilon
+    base = 4.0 * diameter * (smoothness * diameter + lipschitz) * privacy.log_term / privacy.epsilon
     return privacy.multiplier * base / np.sqrt(np.asarray(t, dtype=float))
 
 

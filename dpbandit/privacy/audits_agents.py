@@ -56,9 +56,8 @@ def _pofw_case(name: str, scale_factor: float, expect: str, notes: str) -> Audit
     shift = _SMOOTH * diameter + _LIP  # |d_1 - d_1'| = 2(beta D + L)/2 (A.6 at t = 1)
 
     def mechanism(rng: np.random.Generator, d1: float, n_runs: int) -> np.ndarray:
-        # the scale factor rescales the privacy object's multiplier (scale_factor 0.5 = monotone calibration)
-        scaled = POFWPrivacy(epsilon=2.8, delta=0.5, horizon=2, calibration="paper")
-        scaled.multiplier = scale_factor
+        # scale_factor 0.5 halves line 8: the monotone-query calibration
+        scaled = POFWPrivacy(epsilon=2.8, delta=0.5, horizon=2, multiplier=scale_factor)
         bank = POFWBank(n_runs, 1, radius=_RADIUS, smoothness=_SMOOTH, lipschitz=_LIP, rng=rng, privacy=scaled)
         g = np.full((n_runs, 1), 2.0 * d1)  # theta_0 = theta_1: d_1 = g / 2 = d1
         bank.step(g, g)

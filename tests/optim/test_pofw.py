@@ -115,6 +115,8 @@ def test_accountant_calibration_reaches_requested_epsilon(streams):
     assert paper.multiplier == 1.0
     assert paper.rho == pytest.approx(cal.rho * cal.multiplier**2)
     assert paper.guarantee("x").epsilon == pytest.approx(accounting.zcdp_to_epsilon(paper.rho, 1e-5))
+    fixed = POFWPrivacy(epsilon=0.5, delta=1e-5, horizon=5000, streams=streams, multiplier=2.0)
+    assert fixed.rho == pytest.approx(paper.rho / 4) and "fixed" in fixed.calibration
 
 
 def test_private_optimizer_reports_guarantee_and_refuses_extra_steps():
