@@ -91,6 +91,13 @@ def plot_regret_curves(df: pd.DataFrame, path: str | Path) -> Path:
     path = Path(path)
     by_budget = df["target_epsilon"].nunique(dropna=True) > 1
     data = _with_setting(_broadcast_nonprivate(df) if by_budget else df, _varying(df, ("target_epsilon",)))
+    n_settings = data[_SETTING].nunique()
+    if by_budget:  # budgets across, other settings down
+        facets = {"col": "target_epsilon", "row": _SETTING if n_settings > 1 else None}
+        titles = {"col_template": "eps = {col_name}", "row_template": "{row_name}"}
+    else:  # settings wrapped three to a row
+        facets = {"col": _SETTING, "col_wrap": min(3, n_settings)} if n_settings > 1 else {}
+        titles = {"col_template": "{col_name}"}
     grid = sns.relplot(
         data=data,
         x="step",
@@ -98,14 +105,13 @@ def plot_regret_curves(df: pd.DataFrame, path: str | Path) -> Path:
         hue="agent",
         kind="line",
         errorbar=t_interval,
-        col="target_epsilon" if by_budget else None,
-        row=_SETTING if data[_SETTING].nunique() > 1 else None,
         height=3.2,
         aspect=1.3,
         facet_kws={"sharey": False, "sharex": False},
+        **facets,
     )
     grid.set_axis_labels("round t", "cumulative pseudo-regret")
-    grid.set_titles(template="{row_name} | eps = {col_name}", col_template="eps = {col_name}", row_template="{row_name}")
+    grid.set_titles(**titles)
     seeds = final_rows(df).groupby(config_columns(df), dropna=False)["seed"].nunique().min()
     grid.figure.suptitle(f"mean cumulative regret, 95% CI over {seeds} seeds", y=1.02)
     return _save(grid.figure, path)
