@@ -67,7 +67,8 @@ def agents(epsilon: float, context_dim: int) -> dict[str, object]:
 
 def markdown(df: pd.DataFrame) -> str:
     """A pipe table (floats with 4 significant digits) without the optional ``tabulate`` dependency."""
-    cells = [[f"{v:.4g}" if isinstance(v, float) else str(v) for v in row] for row in df.itertuples(index=False)]
+    rows = df.itertuples(index=False)
+    cells = [[f"{v:.4g}" if isinstance(v, float) else str(v) for v in row] for row in rows]
     lines = ["| " + " | ".join(map(str, df.columns)) + " |", "|" + "---|" * len(df.columns)]
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
 

@@ -59,7 +59,8 @@ def main() -> None:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for name, group in result.dropna(subset=["requested_epsilon"]).groupby("agent", sort=False):
         ax.errorbar(group["requested_epsilon"], group["final_regret_mean"],
-                    yerr=[group["final_regret_mean"] - group["ci95_low"], group["ci95_high"] - group["final_regret_mean"]],
+                    yerr=[group["final_regret_mean"] - group["ci95_low"],
+                          group["ci95_high"] - group["final_regret_mean"]],
                     marker="o", capsize=3, label=name)
     for (_, row), style in zip(refs.iterrows(), (":", "--", "-.")):
         ax.axhline(row["final_regret_mean"], color="grey", linestyle=style, label=row["agent"])
@@ -75,7 +76,8 @@ def main() -> None:
     plt.close(fig)
 
     command = "python " + " ".join(shlex.quote(a) for a in sys.argv)
-    cols = ["agent", "requested_epsilon", "epsilon", "claimed_epsilon", "final_regret_mean", "ci95_low", "ci95_high"]
+    cols = ["agent", "requested_epsilon", "epsilon", "claimed_epsilon", "final_regret_mean",
+            "ci95_low", "ci95_high"]
     with open(RESULTS / f"{stem}.md", "w") as fh:
         fh.write(f"# Final regret vs epsilon\n\nCommand: `{command}` (root seed {args.root_seed})\n\n")
         fh.write("`epsilon` is the accountant's epsilon at delta = 1/T, `claimed_epsilon` the claim.\n\n")

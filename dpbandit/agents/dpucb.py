@@ -18,7 +18,8 @@ Constants (m = 1 + ceil(log2 T), D = feature dimension, alpha = failure probabil
 * ``sigma_noise^2 = 16 m Ltilde^4 ln(4/delta)^2 / epsilon^2`` with ``Ltilde^2 = L^2 + B^2``;
 * ``Upsilon = sigma_noise sqrt(2m) (4 sqrt(D) + 2 ln(2T/alpha))``, ``rho_min = Upsilon``,
   ``rho_max = 3 Upsilon``, ``gamma = sigma_noise sqrt(m / Upsilon) (sqrt(D) + sqrt(2 ln(2T/alpha)))``;
-* ``beta_t = sigma sqrt(2 ln(2/alpha) + D ln(rho_max/rho_min + t L^2/(D rho_min))) + S sqrt(rho_max) + gamma``.
+* ``beta_t = sigma sqrt(2 ln(2/alpha) + D ln(rho_max/rho_min + t L^2/(D rho_min)))``
+  ``+ S sqrt(rho_max) + gamma``.
 
 ``calibration="paper"`` (default) uses sigma_noise above; ``"accountant"`` uses the smallest node
 std for which dp_accounting's tree-aggregation RDP gives (epsilon, delta) (Upsilon and gamma follow
@@ -109,7 +110,8 @@ class DPUCB(SharedLinUCB):
         self.reward_bound = _validate.positive(
             reward_bound=1.0 + 3.0 * self.noise_std if reward_bound is None else reward_bound
         )
-        self.confidence = _validate.probability(confidence=1.0 / max(T, 2) if confidence is None else confidence)
+        confidence = 1.0 / max(T, 2) if confidence is None else confidence
+        self.confidence = _validate.probability(confidence=confidence)
         self.calibration = _validate.one_of(("paper", "accountant"), calibration=calibration)
         self.noise = bool(noise)
         self.levels = 1 + math.ceil(math.log2(T)) if T > 1 else 1  # m of Shariff-Sheffet
@@ -118,7 +120,8 @@ class DPUCB(SharedLinUCB):
         D, m, log_term = self.dim, self.levels, math.log(2.0 * T / self.confidence)
         self.upsilon = self.sigma_noise * math.sqrt(2.0 * m) * (4.0 * math.sqrt(D) + 2.0 * log_term)
         self.rho_min, self.rho_max = self.upsilon, 3.0 * self.upsilon
-        self.gamma = self.sigma_noise * math.sqrt(m / self.upsilon) * (math.sqrt(D) + math.sqrt(2.0 * log_term))
+        root = math.sqrt(D) + math.sqrt(2.0 * log_term)
+        self.gamma = self.sigma_noise * math.sqrt(m / self.upsilon) * root
         tree_rng, self._tie_rng = self.rng.spawn(2)
         self.rng = self._tie_rng  # LinearUCBAgent.act breaks ties with self.rng
         shape = (D + 1, D + 1)
@@ -131,7 +134,7 @@ class DPUCB(SharedLinUCB):
         self._set_statistics(np.zeros(shape))
 
     def _sigma_noise(self) -> float:
-        """Node noise std: Shariff-Sheffet's formula, or the accountant's smallest std for (epsilon, delta)."""
+        """Node std: Shariff-Sheffet's formula, or the accountant's smallest std for (epsilon, delta)."""
         if self.calibration == "paper":
             m, eps = self.levels, self.epsilon
             return 4.0 * math.sqrt(m) * self.sensitivity * math.log(4.0 / self.delta) / eps

@@ -51,14 +51,15 @@ def _pofw_case(name: str, scale_factor: float, expect: str, notes: str) -> Audit
     # epsilon=2.8 at horizon 2 gives a first-step loss eps_1 ~ 1 (large enough to measure).
     cal = POFWPrivacy(epsilon=2.8, delta=0.5, horizon=2, calibration="paper")
     eps_1 = float(cal.step_epsilons()[0])
-    b_1 = float(line8_scale(np.array([1.0]), radius=_RADIUS, smoothness=_SMOOTH, lipschitz=_LIP, privacy=cal)[0])
+    constants = dict(radius=_RADIUS, smoothness=_SMOOTH, lipschitz=_LIP)
+    b_1 = float(line8_scale(np.array([1.0]), privacy=cal, **constants)[0])
     diameter = 2.0 * _RADIUS
     shift = _SMOOTH * diameter + _LIP  # |d_1 - d_1'| = 2(beta D + L)/2 (A.6 at t = 1)
 
     def mechanism(rng: np.random.Generator, d1: float, n_runs: int) -> np.ndarray:
         # scale_factor 0.5 halves line 8: the monotone-query calibration
         scaled = POFWPrivacy(epsilon=2.8, delta=0.5, horizon=2, multiplier=scale_factor)
-        bank = POFWBank(n_runs, 1, radius=_RADIUS, smoothness=_SMOOTH, lipschitz=_LIP, rng=rng, privacy=scaled)
+        bank = POFWBank(n_runs, 1, rng=rng, privacy=scaled, **constants)
         g = np.full((n_runs, 1), 2.0 * d1)  # theta_0 = theta_1: d_1 = g / 2 = d1
         bank.step(g, g)
         return (bank.theta[:, 0] > 0).astype(float)  # 1 if the vertex +r e_1 was selected
@@ -142,7 +143,7 @@ def _ucb_case(name: str, fresh: bool, expect: str, notes: str) -> AuditCase:
 
 @register("dp-ucb-tree/correct")
 def _ucb_correct() -> AuditCase:
-    return _ucb_case("dp-ucb-tree/correct", False, "pass", "DP-UCB Gram/target tree (accountant calibration).")
+    return _ucb_case("dp-ucb-tree/correct", False, "pass", "DP-UCB tree (accountant calibration).")
 
 
 @register("dp-ucb-tree/fresh-noise-every-round")

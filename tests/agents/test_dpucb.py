@@ -78,7 +78,8 @@ def test_paper_constants():
     ups = sigma * math.sqrt(2 * m) * (4 * math.sqrt(D) + 2 * math.log(2 * T * T))
     assert agent.upsilon == pytest.approx(ups)
     assert (agent.rho_min, agent.rho_max) == pytest.approx((ups, 3 * ups))
-    assert agent.gamma == pytest.approx(sigma * math.sqrt(m / ups) * (10 + math.sqrt(2 * math.log(2 * T * T))))
+    root = 10 + math.sqrt(2 * math.log(2 * T * T))
+    assert agent.gamma == pytest.approx(sigma * math.sqrt(m / ups) * root)
 
 
 def test_privacy_report_paper_and_accountant():

@@ -52,7 +52,9 @@ def test_recursive_gradient_uses_d0_zero_convention():
 
 def test_bank_matches_independent_single_instances():
     X, y, _ = _least_squares(200, dim=4, seed=3)
-    singles = [DPPOFW(4, horizon=200, rng=np.random.default_rng(0), loss=_loss(), noise=False) for _ in range(2)]
+    singles = [
+        DPPOFW(4, horizon=200, rng=np.random.default_rng(0), loss=_loss(), noise=False) for _ in range(2)
+    ]
     bank = POFWBank(2, 4, radius=2.0, smoothness=2.0, lipschitz=10.0, rng=np.random.default_rng(0),
                     privacy=None, noise=False)
     loss = _loss()
@@ -143,6 +145,7 @@ def test_audit_of_the_selection_step_passes_and_flags_the_monotone_scale():
     from dpbandit.privacy import audit
 
     correct = audit.audit(audit.make_case("dp-pofw-selection/correct"), np.random.default_rng(0), 200_000)
-    halved = audit.audit(audit.make_case("dp-pofw-selection/monotone-scale"), np.random.default_rng(0), 200_000)
+    halved_case = audit.make_case("dp-pofw-selection/monotone-scale")
+    halved = audit.audit(halved_case, np.random.default_rng(0), 200_000)
     assert correct.verdict == "pass" and correct.epsilon_lb > 0.3  # the audit has power
     assert halved.verdict == "FLAGGED"
