@@ -11,7 +11,7 @@ E||dbar_alpha h(x_out)|| <= (h(x0) - inf h)/(D T) + 3 G1 / (2 sqrt(M)) + G0.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -90,7 +90,8 @@ class PrivateO2NC(BatchOptimizer):
         x0: initial point (default: zeros).
         rng: generator; spawned into the O2NC stream (s_t, x_out) and the oracle's direction and noise streams.
         noise: ``False`` removes the privacy noise (``privacy`` is then ``None``): the non-private O2NC.
-        strict: per-sample clipping so privacy never rests on a high-probability event (default True).
+        strict: per-sample clipping so privacy never rests on a high-probability event (default True);
+            ``strict=False`` drops the preset's clip norms and spends delta/2 on the event of Lemmas 3.4/6.3.
         calibration: ``"accountant"`` (default) or ``"paper"``.
 
     ``OptimResult.theta`` is x_out; ``history`` holds all block averages xbar_1..xbar_K (x_out is uniform among
@@ -120,13 +121,13 @@ class PrivateO2NC(BatchOptimizer):
 
     def fit(self, X: np.ndarray, y: np.ndarray, *, record: bool = True) -> OptimResult:
         """Run Algorithm 2 on (X, y); ``record`` is accepted for the contract (block averages are always kept)."""
-        X = np.asarray(X, dtype=float)
-        y = np.asarray(y, dtype=float)
+        X, y = self._check_data(X, y)
         loop_rng, oracle_rng = self.rng.spawn(2)
         p = self.preset
+        params = p.params if self.strict else replace(p.params, clip_anchor=None, clip_increment=None)
         cls = MultiPassOracle if p.multi_pass else SinglePassOracle
         self.oracle = cls(
-            self.loss, X, y, p.params, steps=p.steps, D=p.D, epsilon=self.epsilon, delta=self.delta,
+            self.loss, X, y, params, steps=p.steps, D=p.D, epsilon=self.epsilon, delta=self.delta,
             rng=oracle_rng, noise=self.noise, strict=self.strict, calibration=self.calibration,
         )
         trace = o2nc(self.oracle, self.x0, D=p.D, eta=p.eta, M=p.M, T=p.steps, rng=loop_rng)

@@ -139,8 +139,14 @@ class _Oracle:
         self.delta = _validate.probability(delta=delta)
         self.calibration = _validate.one_of(CALIBRATIONS, calibration=calibration)
         self.noise, self.strict = bool(noise), bool(strict)
+        if not self.strict and (params.clip_anchor is not None or params.clip_increment is not None):
+            raise ValueError(
+                "clip_anchor / clip_increment are strict-mode parameters; use strict=True or OracleParams "
+                "without clip norms (strict=False clips nothing)."
+            )
         self._dir_rng, self._noise_rng = _validate.rng(rng=rng).spawn(2)
         self.delta_event = 0.0 if strict else self.delta / 2.0
+        # level of the deviation bound: the event's share (non-strict) or, as a default clip scale, delta/2 (strict)
         gamma = (self.delta / 2.0 if strict else self.delta_event) / (4 * uses_per_sample)
         self.bounds: PerSampleBounds = per_sample_bounds(
             order=params.order,

@@ -88,8 +88,10 @@ def test_strict_mode_bounds_every_step_deterministically(order):
         runs = []
         for data in (X, X2):
             oracle = SinglePassOracle(
-                RobustPhaseRetrieval(), data, np.zeros(n), params, steps=steps, D=0.01, epsilon=1.0,
-                delta=1e-5, rng=np.random.default_rng(3), noise=False, strict=strict,
+                RobustPhaseRetrieval(), data, np.zeros(n),
+                params if strict else replace(params, clip_anchor=None, clip_increment=None),
+                steps=steps, D=0.01, epsilon=1.0, delta=1e-5, rng=np.random.default_rng(3), noise=False,
+                strict=strict,
             )
             runs.append(_contributions(np.array([oracle(z) for z in zs]), period))
         return np.linalg.norm(runs[0] - runs[1], axis=1), oracle
@@ -157,4 +159,13 @@ def test_single_pass_refuses_to_reuse_samples():
         SinglePassOracle(
             LinearLoss(), np.ones((19, 2)), np.zeros(19), params, steps=8, D=0.01, epsilon=1.0, delta=1e-5,
             rng=np.random.default_rng(7),
+        )
+
+
+def test_clip_norms_are_refused_outside_strict_mode():
+    params = OracleParams(order="first", alpha=0.1, period=4, m=1, clip_increment=0.1)
+    with pytest.raises(ValueError, match="strict-mode parameters"):
+        SinglePassOracle(
+            LinearLoss(), np.ones((40, 2)), np.zeros(40), params, steps=8, D=0.01, epsilon=1.0, delta=1e-5,
+            rng=np.random.default_rng(8), strict=False,
         )
