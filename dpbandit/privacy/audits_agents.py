@@ -9,8 +9,8 @@ Importing this module registers:
 * ``dp-pofw-selection/monotone-scale``: the same step with the Laplace scale halved (the
   monotone-query calibration ``b = Delta / eps`` of Dwork-Roth Claim 3.9) and the same claim;
   its true loss is ``2 eps``, so the audit must flag it (notes/ofw_hdb.md Section 6.4).
-* ``dp-ucb-tree/correct``: DP-UCB's Gaussian tree (:func:`dpbandit.privacy.tree.gaussian_tree`,
-  symmetric node noise, the node std of :class:`dpbandit.agents.dpucb.DPUCB` with the accountant
+* ``dp-ucb-tree/correct``: DP-UCB's Gaussian tree (:class:`dpbandit.privacy.tree.TreeAggregator`
+  with symmetric node noise as in ``gaussian_tree(..., symmetric=True)``, batched over runs; the node std of :class:`dpbandit.agents.dpucb.DPUCB` with the accountant
   calibration) over ``T = 64`` rounds; neighbours differ in round 1 by orthogonal ``[x; y]`` of norm
   ``Ltilde`` (Frobenius change ``sqrt(2) Ltilde^2``, the maximum). Outputs: the released prefix
   sums at t = 1, 2, 4, ..., 64 (exactly the nodes containing round 1), summed (a post-processing
@@ -38,13 +38,23 @@ from dpbandit.agents.dpucb import DPUCB
 from dpbandit.optim.pofw import POFWBank, POFWPrivacy, line8_scale
 from dpbandit.privacy.audit import AuditCase, register
 from dpbandit.privacy.noise import symmetric_gaussian
-from dpbandit.privacy.tree import gaussian_tree
+from dpbandit.privacy.tree import TreeAggregator
 
 __all__: list[str] = []
 
 _RADIUS, _SMOOTH, _LIP = 1.0, 1.0, 1.0
 _DELTA = 1e-6
 _TREE_T, _TREE_DIM = 64, 2
+_CHUNK = 8192  # runs per batch (memory ~ _CHUNK * 9 * 2 * depth floats)
+
+
+def _batched_symmetric(sigma: float, batch: int, dim: int):
+    """Node noise for ``batch`` independent trees: one symmetric Gaussian (as in DP-UCB) per tree."""
+
+    def noise(rng: np.random.Generator, n: int) -> np.ndarray:
+        return symmetric_gaussian(rng, sigma, dim, size=(n, batch))
+
+    return noise
 
 
 def _pofw_case(name: str, scale_factor: float, expect: str, notes: str) -> AuditCase:
@@ -113,18 +123,21 @@ def _ucb_case(name: str, fresh: bool, expect: str, notes: str) -> AuditCase:
         """Sum of the released matrices at ``checkpoints`` (a post-processing, enough for the LLR test)."""
         exact = np.cumsum(np.stack([first_item] + [rest] * (_TREE_T - 1)), axis=0)
         base = exact[np.array(checkpoints) - 1].sum(axis=0)
-        if fresh:  # [C]: a fresh symmetric draw on every released Gram matrix, in chunks of 4096 runs
+        if fresh:  # [C]: a fresh symmetric draw on every released Gram matrix, in chunks
             chunks = [
                 symmetric_gaussian(rng, sigma, shape[0], size=(m, _TREE_T)).sum(axis=1)
-                for m in np.diff(np.append(np.arange(0, n_runs, 4096), n_runs))
+                for m in np.diff(np.append(np.arange(0, n_runs, _CHUNK), n_runs))
             ]
             return base + np.concatenate(chunks)
-        out = np.empty((n_runs, *shape))
-        for i in range(n_runs):
-            tree = gaussian_tree(shape, sigma, rng, _TREE_T, symmetric=True)
-            released = [tree.add(first_item if t == 0 else rest) for t in range(_TREE_T)]
-            out[i] = sum(released[c - 1] for c in checkpoints)
-        return out
+        out = []
+        for m in np.diff(np.append(np.arange(0, n_runs, _CHUNK), n_runs)):
+            # m independent trees at once: the TreeAggregator DP-UCB uses, on a leading batch axis
+            tree = TreeAggregator((m, *shape), noise=_batched_symmetric(sigma, m, shape[0]), rng=rng,
+                                  horizon=_TREE_T)
+            released = [tree.add(np.broadcast_to(first_item if t == 0 else rest, (m, *shape)))
+                        for t in range(_TREE_T)]
+            out.append(sum(released[c - 1] for c in checkpoints))
+        return np.concatenate(out)
 
     return AuditCase(
         name=name,
