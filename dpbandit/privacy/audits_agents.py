@@ -11,8 +11,8 @@ Importing this module registers:
   its true loss is ``2 eps``, so the audit must flag it (notes/ofw_hdb.md Section 6.4).
 * ``dp-ucb-tree/correct``: DP-UCB's Gaussian tree (:class:`dpbandit.privacy.tree.TreeAggregator`
   with symmetric node noise as in ``gaussian_tree(..., symmetric=True)``, batched over runs; the
-  node std of :class:`dpbandit.agents.dpucb.DPUCB` with the accountant calibration) over ``T = 64`` rounds; neighbours differ in round 1 by orthogonal ``[x; y]`` of norm
-  ``Ltilde`` (Frobenius change ``sqrt(2) Ltilde^2``, the maximum). Outputs: the released prefix
+  node std of :class:`dpbandit.agents.dpucb.DPUCB` with the accountant calibration) over
+  ``T = 64`` rounds; neighbours differ in round 1 by orthogonal ``[x; y]`` of norm ``Ltilde`` (Frobenius change ``sqrt(2) Ltilde^2``, the maximum). Outputs: the released prefix
   sums at t = 1, 2, 4, ..., 64 (exactly the nodes containing round 1), summed (a post-processing
   that keeps the likelihood-ratio statistic); statistic: the Frobenius inner product with
   ``f(D') - f(D)``.
