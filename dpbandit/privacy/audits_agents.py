@@ -12,9 +12,10 @@ Importing this module registers:
 * ``dp-ucb-tree/correct``: DP-UCB's Gaussian tree (:class:`dpbandit.privacy.tree.TreeAggregator`
   with symmetric node noise as in ``gaussian_tree(..., symmetric=True)``, batched over runs; the
   node std of :class:`dpbandit.agents.dpucb.DPUCB` with the accountant calibration) over
-  ``T = 64`` rounds; neighbours differ in round 1 by orthogonal ``[x; y]`` of norm ``Ltilde`` (Frobenius change ``sqrt(2) Ltilde^2``, the maximum). Outputs: the released prefix
-  sums at t = 1, 2, 4, ..., 64 (exactly the nodes containing round 1), summed (a post-processing
-  that keeps the likelihood-ratio statistic); statistic: the Frobenius inner product with
+  ``T = 64`` rounds; neighbours differ in round 1 by orthogonal ``[x; y]`` of norm ``Ltilde``
+  (Frobenius change ``sqrt(2) Ltilde^2``, the maximum). Outputs: the released prefix sums at
+  t = 1, 2, 4, ..., 64 (exactly the nodes containing round 1), summed (a post-processing that
+  keeps the likelihood-ratio statistic); statistic: the Frobenius inner product with
   ``f(D') - f(D)``.
 * ``dp-ucb-tree/fresh-noise-every-round``: the authors' public DP-UCB code's scheme (fresh matrix
   noise of the same std on every released ``G_t``, no tree); each of the T releases then carries the
