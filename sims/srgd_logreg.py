@@ -3,8 +3,9 @@
 Offline stand-in for Figure 1 of 000_e95584ca0dc4dbfd.txt (MNIST/CIFAR-10 cannot be downloaded here):
 ``load_digits`` (1797 8x8 images, 10 classes, features scaled to [0, 1]) split once into train (1000) /
 validation (257) / test (540). Batch 32 (~sqrt n) in a fixed public order (shuffled per seed), SGD with
-momentum 0.9, decay c = e^{-5/2} for the SRG variants (the paper's values), two privacy levels and 1 vs 4 epochs.
-As in the paper, learning rate and clip norm (beta and clip for Accelerated-DP-SRGD) are swept per algorithm and
+momentum 0.9, decay c = e^{-5/2} for the SRG variants (the paper's values), two privacy levels and 1 vs 4
+epochs. As in the paper, learning rate and clip norm (beta and clip for Accelerated-DP-SRGD) are swept per
+algorithm and
 setting; here the best point is chosen on the validation split with separate tuning seeds, and test accuracy
 is reported over fresh evaluation seeds that share data order and noise draws across algorithms (paired).
 
@@ -36,11 +37,21 @@ RESULTS = Path(__file__).resolve().parents[1] / "results"
 DELTA = 1e-6
 BATCH = 32
 MOMENTUM = 0.9
-ALGORITHMS = ("DP-SGD", "DP-MEMF ones", "DP-MEMF true", "DP-SRG-MEMF ones", "DP-SRG-MEMF true",
-              "Accelerated-DP-SRGD", "Non-private")
+ALGORITHMS = (
+    "DP-SGD",
+    "DP-MEMF ones",
+    "DP-MEMF true",
+    "DP-SRG-MEMF ones",
+    "DP-SRG-MEMF true",
+    "Accelerated-DP-SRGD",
+    "Non-private",
+)
 #: (SRG variant, matching baseline) pairs for "Must show" 3.
-PAIRS = (("DP-SRG-MEMF ones", "DP-MEMF ones"), ("DP-SRG-MEMF true", "DP-MEMF true"),
-         ("Accelerated-DP-SRGD", "DP-SGD"))
+PAIRS = (
+    ("DP-SRG-MEMF ones", "DP-MEMF ones"),
+    ("DP-SRG-MEMF true", "DP-MEMF true"),
+    ("Accelerated-DP-SRGD", "DP-SGD"),
+)
 
 
 def make_optimizer(name: str, loss, hp: dict, *, epsilon: float, epochs: int, rng: np.random.Generator):
@@ -116,31 +127,53 @@ def main() -> None:
     jobs = [(c, hp) for c in configs for hp in grid(c[0], args.quick)]
     for (name, eps, epochs), hp in tqdm(jobs, desc="tuning (validation)"):
         acc = [run(name, hp, data, "val", epsilon=eps, epochs=epochs, seed_seq=s)[0] for s in tune_seeds]
-        tuning.append({"algorithm": name, "epsilon": eps, "epochs": epochs, **hp, "val_accuracy": np.mean(acc)})
+        tuning.append(
+            {"algorithm": name, "epsilon": eps, "epochs": epochs, **hp, "val_accuracy": np.mean(acc)}
+        )
     tuning = pd.DataFrame(tuning)
     for (name, eps, epochs), g in tuning.groupby(["algorithm", "epsilon", "epochs"]):
-        best[(name, eps, epochs)] = {k: float(v) for k, v in g.loc[g.val_accuracy.idxmax()].items()
-                                     if k in ("lr", "beta", "clip") and not pd.isna(v)}
+        best[(name, eps, epochs)] = {
+            k: float(v)
+            for k, v in g.loc[g.val_accuracy.idxmax()].items()
+            if k in ("lr", "beta", "clip") and not pd.isna(v)
+        }
 
     rows = []
-    for (name, eps, epochs), (i, s) in tqdm(list(itertools.product(configs, enumerate(eval_seeds))), desc="evaluation"):
+    for (name, eps, epochs), (i, s) in tqdm(
+        list(itertools.product(configs, enumerate(eval_seeds))), desc="evaluation"
+    ):
         hp = best[(name, eps, epochs)]
         acc, res = run(name, hp, data, "test", epsilon=eps, epochs=epochs, seed_seq=s)
         priv = res.privacy
-        rows.append({"algorithm": name, "epsilon": eps, "delta": DELTA, "epochs": epochs, "seed": i, **hp,
-                     "test_accuracy": acc, "accountant_epsilon": priv.epsilon if priv else math.nan,
-                     "clipped_fraction": res.info["clipped_fraction"], "steps": res.info["steps"]})
+        rows.append(
+            {
+                "algorithm": name,
+                "epsilon": eps,
+                "delta": DELTA,
+                "epochs": epochs,
+                "seed": i,
+                **hp,
+                "test_accuracy": acc,
+                "accountant_epsilon": priv.epsilon if priv else math.nan,
+                "clipped_fraction": res.info["clipped_fraction"],
+                "steps": res.info["steps"],
+            }
+        )
     df = pd.DataFrame(rows)
     RESULTS.mkdir(exist_ok=True)
     df.to_csv(RESULTS / "srgd_logreg.csv", index=False)
     tuning.to_csv(RESULTS / "srgd_logreg_tuning.csv", index=False)
 
     print(f"\n{command}\nAccountant (epsilon, delta) per setting (target within 1%):")
-    for (name, eps, epochs), g in df[df.algorithm != "Non-private"].groupby(["algorithm", "epsilon", "epochs"]):
+    for (name, eps, epochs), g in df[df.algorithm != "Non-private"].groupby(
+        ["algorithm", "epsilon", "epochs"]
+    ):
         acc_eps = g.accountant_epsilon.unique()
         rel = np.max(np.abs(acc_eps / eps - 1))
-        print(f"  {name:22s} eps={eps:<4g} epochs={epochs}: accountant ({acc_eps.max():.5g}, {DELTA:g}); "
-              f"rel. error {rel:.2e} {'OK' if rel <= 0.01 else 'FAIL'}")
+        print(
+            f"  {name:22s} eps={eps:<4g} epochs={epochs}: accountant ({acc_eps.max():.5g}, {DELTA:g}); "
+            f"rel. error {rel:.2e} {'OK' if rel <= 0.01 else 'FAIL'}"
+        )
         if rel > 0.01:
             raise SystemExit("accountant epsilon differs from the target by more than 1%")
     summary = summarise(df)
@@ -166,16 +199,26 @@ def compare(df: pd.DataFrame) -> pd.DataFrame:
             if srg not in acc or base not in acc:
                 continue
             d = acc[srg] - acc[base]
-            rows.append({"epsilon": eps, "epochs": epochs, "srg": srg, "baseline": base,
-                         "srg_mean": acc[srg].mean(), "baseline_mean": acc[base].mean(), "diff": d.mean(),
-                         "diff_ci95": 1.96 * d.std() / np.sqrt(len(d)), "srg_at_least_baseline": d.mean() >= 0})
+            rows.append(
+                {
+                    "epsilon": eps,
+                    "epochs": epochs,
+                    "srg": srg,
+                    "baseline": base,
+                    "srg_mean": acc[srg].mean(),
+                    "baseline_mean": acc[base].mean(),
+                    "diff": d.mean(),
+                    "diff_ci95": 1.96 * d.std() / np.sqrt(len(d)),
+                    "srg_at_least_baseline": d.mean() >= 0,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def plot(summary: pd.DataFrame, path: Path) -> None:
     keys = list(summary.groupby(["epsilon", "epochs"], sort=True).groups)
     fig, axes = plt.subplots(1, len(keys), figsize=(4.2 * len(keys), 4.2), sharey=True, squeeze=False)
-    for ax, (eps, epochs) in zip(axes[0], keys):
+    for ax, (eps, epochs) in zip(axes[0], keys, strict=True):
         s = summary[(summary.epsilon == eps) & (summary.epochs == epochs)]
         colors = ["0.5" if a == "Non-private" else "C3" if "SRG" in a else "C0" for a in s.algorithm]
         ax.errorbar(range(len(s)), s["mean"], yerr=s.ci95, fmt="none", ecolor="k", capsize=3)
@@ -184,16 +227,25 @@ def plot(summary: pd.DataFrame, path: Path) -> None:
         ax.set_title(f"epsilon={eps:g}, delta={DELTA:g}, {epochs} epoch(s)", fontsize=9)
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("test accuracy (mean, 95% CI)")
-    fig.suptitle("Softmax regression on digits: SRG variants (red) vs baselines (blue), non-private (grey)", fontsize=10)
+    fig.suptitle(
+        "Softmax regression on digits: SRG variants (red) vs baselines (blue), non-private (grey)",
+        fontsize=10,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
 
 def markdown_table(df: pd.DataFrame) -> str:
     """A GitHub markdown table (floats to 4 decimals)."""
+
     def fmt(v):
         return f"{v:.4f}" if isinstance(v, float) else str(v)
-    rows = [list(df.columns), ["---"] * df.shape[1], *[[fmt(v) for v in r] for r in df.itertuples(index=False)]]
+
+    rows = [
+        list(df.columns),
+        ["---"] * df.shape[1],
+        *[[fmt(v) for v in r] for r in df.itertuples(index=False)],
+    ]
     return "\n".join("| " + " | ".join(map(str, r)) + " |" for r in rows)
 
 
@@ -201,24 +253,40 @@ def write_markdown(path, command, summary, pairs, best, args) -> None:
     wins = int(pairs.srg_at_least_baseline.sum())
     n_sig = int((pairs["diff"].abs() > pairs["diff_ci95"]).sum())
     lines = [
-        "# Softmax regression on digits (offline stand-in for Figure 1 of 000)", "",
-        f"Command: `{command}`", "",
+        "# Softmax regression on digits (offline stand-in for Figure 1 of 000)",
+        "",
+        f"Command: `{command}`",
+        "",
         f"Evaluation seeds per setting: {args.seeds}; tuning seeds per grid point: {args.tune_seeds}; "
-        f"batch {BATCH}, momentum {MOMENTUM}, decay c = e^-2.5, delta = {DELTA:g}.", "",
-        "## Test accuracy (mean, 95% CI over seeds)", "", markdown_table(summary), "",
-        "## SRG variant minus matching baseline (paired by seed)", "",
-        markdown_table(pairs), "",
+        f"batch {BATCH}, momentum {MOMENTUM}, decay c = e^-2.5, delta = {DELTA:g}.",
+        "",
+        "## Test accuracy (mean, 95% CI over seeds)",
+        "",
+        markdown_table(summary),
+        "",
+        "## SRG variant minus matching baseline (paired by seed)",
+        "",
+        markdown_table(pairs),
+        "",
         f"SRG variant >= baseline in {wins} of {len(pairs)} settings "
-        f"({n_sig} differences exceed their 95% CI half-width).", "",
-        "## Mapping to the paper's table (Figure 1 of 000)", "",
-        "- Rows DP-MEMF ones/true, DP-SRG-MEMF ones/true and Non-private are the paper's rows; DP-SGD (C = I) and "
+        f"({n_sig} differences exceed their 95% CI half-width).",
+        "",
+        "## Mapping to the paper's table (Figure 1 of 000)",
+        "",
+        "- Rows DP-MEMF ones/true, DP-SRG-MEMF ones/true and Non-private are the paper's rows; "
+        "DP-SGD (C = I) and "
         "Accelerated-DP-SRGD (Algorithm 1, single epoch) are extra.",
-        "- MNIST column, (0.1, 1e-6)-DP, 1 epoch, B = 500 of n = 60000 (epsilon n = 6000) <-> epsilon = 6, 1 epoch, "
+        "- MNIST column, (0.1, 1e-6)-DP, 1 epoch, B = 500 of n = 60000 (epsilon n = 6000) <-> "
+        "epsilon = 6, 1 epoch, "
         "B = 32 of n = 1000 (epsilon n = 6000). The CIFAR column (6 epochs) has no offline counterpart; the "
         "4-epoch rows play the multi-epoch role. epsilon = 1 is a stricter level added here.",
-        "- Paper: 100 runs per cell, MNIST/CIFAR test sets; here: the seeds above, the digits test split (540).", "",
-        "## Selected hyper-parameters (best validation accuracy)", "",
-        "\n".join(f"- {k[0]}, eps={k[1]:g}, epochs={k[2]}: {v}" for k, v in sorted(best.items())), "",
+        "- Paper: 100 runs per cell, MNIST/CIFAR test sets; here: the seeds above, the digits test split "
+        "(540).",
+        "",
+        "## Selected hyper-parameters (best validation accuracy)",
+        "",
+        "\n".join(f"- {k[0]}, eps={k[1]:g}, epochs={k[2]}: {v}" for k, v in sorted(best.items())),
+        "",
     ]
     path.write_text("\n".join(lines))
 

@@ -1,12 +1,14 @@
 """Excess risk vs n: Accelerated-DP-SRGD (sqrt(n) batch steps) vs single-epoch DP-SGD with the same steps.
 
 Synthetic smooth convex problem with a known optimum: x ~ N(0, diag(1/k^2)), k = 1..p (p = 20, ill-conditioned
-so that acceleration matters), y = x^T theta* + N(0, 0.1^2), ||theta*|| = 0.5, squared loss f = (y - x^T theta)^2,
+so that acceleration matters), y = x^T theta* + N(0, 0.1^2), ||theta*|| = 0.5, squared loss
+f = (y - x^T theta)^2,
 constraint ball R = 1. The excess population risk is exact: (theta - theta*)^T Sigma (theta - theta*).
 
 Both algorithms make one pass with B = floor(sqrt n) and T = n // B steps at the same (epsilon, delta):
 Accelerated-DP-SRGD (Algorithm 1 of 000/001, binary-tree noise) and DP-SGD (disjoint batches, independent
-Gaussian noise, projection; ``DPMEMF(workload="identity", momentum=0)``). At every n the step parameter (beta =
+Gaussian noise, projection; ``DPMEMF(workload="identity", momentum=0)``). At every n the step parameter
+(beta =
 c sqrt(n), the theory's scaling n^1.5/B^2, for Accelerated-DP-SRGD; the learning rate for DP-SGD) and the clip
 norm are tuned on separate tuning seeds. Fitted log-log slopes are printed next to the theory's.
 
@@ -39,7 +41,9 @@ EIG = 1.0 / np.arange(1, P + 1) ** 2
 THETA_STAR = 0.5 * np.ones(P) / np.sqrt(P)
 CLIPS = (0.03125, 0.125, 0.5, 2.0)
 GRIDS = {
-    "Accelerated-DP-SRGD": [{"c": float(c), "clip": g} for c, g in itertools.product(4.0 ** np.arange(-4, 1), CLIPS)],
+    "Accelerated-DP-SRGD": [
+        {"c": float(c), "clip": g} for c, g in itertools.product(4.0 ** np.arange(-4, 1), CLIPS)
+    ],
     "DP-SGD": [{"lr": lr, "clip": g} for lr, g in itertools.product((0.1, 0.3, 1.0, 3.0, 10.0), CLIPS)],
 }
 
@@ -54,8 +58,9 @@ def run(name: str, hp: dict, n: int, epsilon: float, seed_seq: np.random.SeedSeq
     X = data_rng.standard_normal((n, P)) * np.sqrt(EIG)
     y = X @ THETA_STAR + NOISE_SD * data_rng.standard_normal(n)
     B = int(np.sqrt(n))
-    common = dict(dim=P, batch_size=B, clip_norm=hp["clip"], epsilon=epsilon, delta=DELTA, radius=RADIUS,
-                  rng=noise_rng)
+    common = dict(
+        dim=P, batch_size=B, clip_norm=hp["clip"], epsilon=epsilon, delta=DELTA, radius=RADIUS, rng=noise_rng
+    )
     if name == "Accelerated-DP-SRGD":
         opt = AcceleratedDPSRGD(SquaredLoss(), beta=hp["c"] * np.sqrt(n), **common)
     else:
@@ -90,15 +95,28 @@ def main() -> None:
     jobs = [(name, n, hp) for name, grid in GRIDS.items() for n in ns for hp in grid]
     scores = {}
     for name, n, hp in tqdm(jobs, desc="tuning"):
-        scores[(name, n, tuple(hp.items()))] = np.mean([run(name, hp, n, args.epsilon, s)[0] for s in tune_seeds])
+        scores[(name, n, tuple(hp.items()))] = np.mean(
+            [run(name, hp, n, args.epsilon, s)[0] for s in tune_seeds]
+        )
     for name, n in itertools.product(GRIDS, ns):
         best[(name, n)] = dict(min((k for k in scores if k[:2] == (name, n)), key=scores.get)[2])
 
     rows = []
     for name, n, (i, s) in tqdm(list(itertools.product(GRIDS, ns, enumerate(eval_seeds))), desc="evaluation"):
         err, eps = run(name, best[(name, n)], n, args.epsilon, s)
-        rows.append({"algorithm": name, "n": n, "batch_size": int(np.sqrt(n)), "steps": n // int(np.sqrt(n)),
-                     "seed": i, **best[(name, n)], "excess_risk": err, "accountant_epsilon": eps, "delta": DELTA})
+        rows.append(
+            {
+                "algorithm": name,
+                "n": n,
+                "batch_size": int(np.sqrt(n)),
+                "steps": n // int(np.sqrt(n)),
+                "seed": i,
+                **best[(name, n)],
+                "excess_risk": err,
+                "accountant_epsilon": eps,
+                "delta": DELTA,
+            }
+        )
     df = pd.DataFrame(rows)
     RESULTS.mkdir(exist_ok=True)
     df.to_csv(RESULTS / "srgd_rates.csv", index=False)
@@ -112,18 +130,27 @@ def main() -> None:
         f"command: {command}",
         f"accountant epsilon of every run within 1% of target {args.epsilon} at delta={DELTA:g}: "
         f"max rel. error {np.max(np.abs(df.accountant_epsilon / args.epsilon - 1)):.2e}",
-        f"fitted log-log slope, Accelerated-DP-SRGD: {slopes['Accelerated-DP-SRGD']:.3f}   theory (000 Thm 4.6 / "
-        f"001 Thm 4.2, O(1/sqrt n + sqrt p/(eps n))): between -0.5 and -1; local slope of the bound over this "
+        f"fitted log-log slope, Accelerated-DP-SRGD: {slopes['Accelerated-DP-SRGD']:.3f}   theory "
+        "(000 Thm 4.6 / 001 Thm 4.2, O(1/sqrt n + sqrt p/(eps n))): between -0.5 and -1; "
+        "local slope of the bound over this "
         f"range (no polylogs): {slope(ns, theory_bound):.3f}",
         f"fitted log-log slope, DP-SGD (T = sqrt n):  {slopes['DP-SGD']:.3f}   theory [O]: optimisation term "
         f"M R^2 / T = n^-0.5 for unaccelerated SGD with T = sqrt n steps (000 Sec. 4.3)",
     ]
     print("\n" + "\n".join(lines) + "\n\n" + summ.to_string(index=False))
     plot(summ, ns, theory_bound, RESULTS / "srgd_rates.png", args.epsilon)
-    md = ["# Excess risk vs n (synthetic least squares)", "", *[f"- {s}" for s in lines], "",
-          "| algorithm | n | mean excess risk | 95% CI | seeds | tuned |", "| --- | --- | --- | --- | --- | --- |"]
-    md += [f"| {r.algorithm} | {r.n} | {r.mean:.3e} | {r.ci95:.1e} | {r.count} | {best[(r.algorithm, r.n)]} |"
-           for r in summ.itertuples()]
+    md = [
+        "# Excess risk vs n (synthetic least squares)",
+        "",
+        *[f"- {s}" for s in lines],
+        "",
+        "| algorithm | n | mean excess risk | 95% CI | seeds | tuned |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    md += [
+        f"| {r.algorithm} | {r.n} | {r.mean:.3e} | {r.ci95:.1e} | {r.count} | {best[(r.algorithm, r.n)]} |"
+        for r in summ.itertuples()
+    ]
     (RESULTS / "srgd_rates.md").write_text("\n".join(md) + "\n")
 
 

@@ -1,4 +1,6 @@
-"""Single-epoch private optimization with correlated noise (000_e95584ca0dc4dbfd.txt / 001_d660558f34d2da38.txt).
+"""Single-epoch private optimization with correlated noise.
+
+Papers: 000_e95584ca0dc4dbfd.txt and 001_d660558f34d2da38.txt (two versions of one paper).
 
 * :class:`AcceleratedDPSRGD` (Algorithm 1): one pass, SRG differences, binary-tree noise, Nesterov coupling.
 * :class:`DPMEMF`, :class:`DPSRGMEMF` (Algorithms 2 and 3 of 000): multi-epoch matrix-factorisation noise;

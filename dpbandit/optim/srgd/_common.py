@@ -41,5 +41,7 @@ def as_data(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
     if X.ndim != 2 or y.shape != (X.shape[0],):
-        raise ValueError(f"Expected X of shape (n, features) and y of shape (n,), got X {X.shape}, y {y.shape}.")
+        raise ValueError(
+            f"Expected X of shape (n, features) and y of shape (n,), got X {X.shape}, y {y.shape}."
+        )
     return X, y

@@ -25,7 +25,8 @@ mechanism"); they are close to, but not guaranteed to equal, the unconstrained o
 
 For ``C >= 0`` the Gram matrix ``C^T C`` is entrywise non-negative, which makes
 ``max_j ||sum_i C[:, i b + j]||_2`` the exact multi-participation L2 sensitivity ([15], Thm 2); the function
-``sensitivity`` below uses the bound ``max_j sqrt(sum_{i,i'} |(C^T C)[i b + j, i' b + j]|)``, valid for every C
+``sensitivity`` below uses the bound ``max_j sqrt(sum_{i,i'} |(C^T C)[i b + j, i' b + j]|)``, valid for
+every C
 and equal to it when ``C >= 0``.
 """
 
@@ -68,12 +69,15 @@ def _inv(c: np.ndarray) -> np.ndarray:
     return solve_triangular(_lower_toeplitz(c), e0, lower=True)
 
 
-def workload_series(n: int, workload: str = "ones", *, momentum: float = 0.0, decay: float = 0.0) -> np.ndarray:
+def workload_series(
+    n: int, workload: str = "ones", *, momentum: float = 0.0, decay: float = 0.0
+) -> np.ndarray:
     """First column of the Toeplitz workload W (Sec. 5.1 of 000): A, or M A L for ``"true"``.
 
     Args:
         n: number of steps (rows of W).
-        workload: ``"ones"`` (W = A) or ``"true"`` (W = M A L with M[s,r] = momentum^{s-r}, L[t,s] = decay^{t-s};
+        workload: ``"ones"`` (W = A) or ``"true"`` (W = M A L with M[s,r] = momentum^{s-r},
+            L[t,s] = decay^{t-s};
             decay = 0 gives L = I, the DP-MEMF workload M A).
         momentum: heavy-ball momentum in [0, 1).
         decay: SRG decay c in [0, 1).
@@ -200,9 +204,10 @@ def factorize(
     return Factorization(coeffs=c, epochs=epochs, workload=workload, error=error)
 
 
-def identity_factorization(n: int, *, epochs: int = 1, workload: str = "ones", momentum: float = 0.0,
-                           decay: float = 0.0) -> Factorization:
-    """``C = I / sqrt(k)``: independent noise, i.e. DP-SGD under k-fold zCDP composition (Algorithm 2 with C = I)."""
+def identity_factorization(
+    n: int, *, epochs: int = 1, workload: str = "ones", momentum: float = 0.0, decay: float = 0.0
+) -> Factorization:
+    """``C = I / sqrt(k)``: independent noise, i.e. DP-SGD under k-fold zCDP composition (Alg. 2, C = I)."""
     epochs = integer(epochs=epochs, minimum=1)
     c = np.zeros(integer(n=n, minimum=1))
     c[0] = 1.0 / np.sqrt(epochs)

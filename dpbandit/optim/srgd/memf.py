@@ -6,8 +6,9 @@ using batch ``B_j`` (the printed index ``ik+j`` is read as ``ib+j``, notes/srgd.
 
 * DP-MEMF (Alg. 2):  ``g_t = (1/B) sum_{d in B_j} clip(grad l(x_t; d), G) + (C^{-1} Z)_t``.
 * DP-SRG-MEMF (Alg. 3): ``Delta_t = (1/B) sum clip(grad l(x_t; d) - c grad l(x_{t-1}; d), G) + (C^{-1} Z)_t``
-  and ``g_t = c g_{t-1} + Delta_t``. Line 7 prints "grad_t + (C^{-1}Z)_t", adding the noise a second time; we use
-  ``g_t`` as is (the text says the noise is applied to Delta_t "rather than the gradients"). The first step has
+  and ``g_t = c g_{t-1} + Delta_t``. Line 7 prints "grad_t + (C^{-1}Z)_t", adding the noise a second time;
+  we use ``g_t`` as is (the text says the noise is applied to Delta_t "rather than the gradients"). The
+  first step has
   no previous iterate: ``c_0 = 0`` [Fill, notes/srgd.md 2.4]. With ``c = 0`` this is DP-MEMF exactly.
 * DP-SGD (independent noise): DP-MEMF with ``workload="identity"`` (C = I / sqrt(k)).
 
@@ -33,6 +34,7 @@ from dpbandit.optim.losses import Loss
 from dpbandit.optim.srgd._common import as_data, batch_slices, clip_rows, project_ball
 from dpbandit.optim.srgd.factorization import WORKLOADS, Factorization, factorize, identity_factorization
 from dpbandit.optim.srgd.privacy import calibrate_zcdp
+from dpbandit.privacy.guarantee import PrivacyGuarantee
 from dpbandit.privacy.noise import gaussian
 
 __all__ = ["DPMEMF", "DPSRGMEMF", "PAPER_DECAY", "strategy"]
@@ -43,7 +45,7 @@ PAPER_DECAY = float(np.exp(-2.5))
 
 @functools.lru_cache(maxsize=64)
 def strategy(n: int, workload: str, *, epochs: int, momentum: float, decay: float) -> Factorization:
-    """Cached strategy matrix for n steps (``"identity"``, ``"ones"`` or ``"true"``; see :mod:`.factorization`)."""
+    """Cached strategy matrix for n steps: ``"identity"``, ``"ones"`` or ``"true"`` (see factorization)."""
     if workload == "identity":
         return identity_factorization(n, epochs=epochs)
     if workload == "ones":
@@ -100,22 +102,32 @@ class DPMEMF(BatchOptimizer):
             raise ValueError(f"Expected momentum < 1, got momentum={momentum}.")
         self.workload = _validate.one_of((*WORKLOADS, "identity"), workload=workload)
         self.radius = None if radius is None else _validate.positive(radius=radius)
-        self._privacy = None
+        self._privacy: PrivacyGuarantee | None = None
         self.rho = None
         if noise:
             if epsilon is None or delta is None:
                 raise ValueError("Expected epsilon and delta when noise=True.")
             self.rho, self._privacy = calibrate_zcdp(
-                _validate.positive(epsilon=epsilon), _validate.probability(delta=delta), mechanism=self.mechanism
+                _validate.positive(epsilon=epsilon),
+                _validate.probability(delta=delta),
+                mechanism=self.mechanism,
             )
 
     @property
-    def privacy(self):
+    def privacy(self) -> PrivacyGuarantee | None:
         """rho-zCDP converted to (epsilon, delta) by the accountant; None with ``noise=False``."""
         return self._privacy
 
-    def _direction(self, t: int, x: np.ndarray, x_prev: np.ndarray, g_prev: np.ndarray, Xb: np.ndarray,
-                   yb: np.ndarray, noise_row: np.ndarray) -> tuple[np.ndarray, int]:
+    def _direction(
+        self,
+        t: int,
+        x: np.ndarray,
+        x_prev: np.ndarray,
+        g_prev: np.ndarray,
+        Xb: np.ndarray,
+        yb: np.ndarray,
+        noise_row: np.ndarray,
+    ) -> tuple[np.ndarray, int]:
         """Algorithm 2 line 4: clipped mean gradient plus the correlated noise row (and #clipped rows)."""
         grads = self.loss.per_example_grad(x, Xb, yb)
         clipped = int(np.sum(np.linalg.norm(grads, axis=1) > self.clip_norm))
@@ -171,7 +183,8 @@ class DPSRGMEMF(DPMEMF):
     """DP-SRG-MEMF (Algorithm 3 of 000): DP-MEMF with the noise on SRG differences and decay c.
 
     Args:
-        decay: constant decay ``c_t = c`` in [0, 1) (paper: ``e^{-5/2}``, :data:`PAPER_DECAY`); ``c = 0`` is DP-MEMF.
+        decay: constant decay ``c_t = c`` in [0, 1) (paper: ``e^{-5/2}``, :data:`PAPER_DECAY`);
+            ``c = 0`` is DP-MEMF.
         **kwargs: as :class:`DPMEMF`; the ``"true"`` workload becomes ``M A L``.
     """
 
@@ -183,8 +196,16 @@ class DPSRGMEMF(DPMEMF):
             raise ValueError(f"Expected decay < 1, got decay={decay}.")
         super().__init__(loss, **kwargs)
 
-    def _direction(self, t: int, x: np.ndarray, x_prev: np.ndarray, g_prev: np.ndarray, Xb: np.ndarray,
-                   yb: np.ndarray, noise_row: np.ndarray) -> tuple[np.ndarray, int]:
+    def _direction(
+        self,
+        t: int,
+        x: np.ndarray,
+        x_prev: np.ndarray,
+        g_prev: np.ndarray,
+        Xb: np.ndarray,
+        yb: np.ndarray,
+        noise_row: np.ndarray,
+    ) -> tuple[np.ndarray, int]:
         """Algorithm 3 lines 4-6: clip the per-example difference, add noise, decay recursion."""
         diff = self.loss.per_example_grad(x, Xb, yb)
         if t > 0:  # c_0 = 0: no previous iterate at the first step

@@ -46,7 +46,9 @@ class SRGDSettings:
         return {k: d[k] for k in ("batch_size", "steps", "beta", "clip_norm")}
 
 
-def _check(n: int, L: float, R: float, epsilon: float, delta: float) -> tuple[int, float, float, float, float]:
+def _check(
+    n: int, L: float, R: float, epsilon: float, delta: float
+) -> tuple[int, float, float, float, float]:
     return (
         _validate.integer(n=n, minimum=4),
         _validate.positive(L=L),
@@ -60,9 +62,13 @@ def _batch(n: int, bound: float, batch_size: int | None) -> int:
     if batch_size is None:
         batch_size = int(math.floor(bound))
     elif batch_size > bound:
-        raise ValueError(f"Expected batch_size <= {bound:.4g} (the theorem's bound), got batch_size={batch_size}.")
+        raise ValueError(
+            f"Expected batch_size <= {bound:.4g} (the theorem's bound), got batch_size={batch_size}."
+        )
     if batch_size < 1:
-        raise ValueError(f"The theorem's batch-size bound {bound:.4g} is < 1 at n={n}: the preset is vacuous.")
+        raise ValueError(
+            f"The theorem's batch-size bound {bound:.4g} is < 1 at n={n}: the preset is vacuous."
+        )
     return batch_size
 
 
@@ -71,7 +77,15 @@ def _log2(x: float) -> float:
 
 
 def v000_theorem_4_10(
-    n: int, dim: int, *, L: float, M: float, R: float, epsilon: float, delta: float, batch_size: int | None = None
+    n: int,
+    dim: int,
+    *,
+    L: float,
+    M: float,
+    R: float,
+    epsilon: float,
+    delta: float,
+    batch_size: int | None = None,
 ) -> SRGDSettings:
     """Theorem 4.10 of 000 (``||C||_2`` read as R); ``batch_size`` defaults to the largest allowed."""
     n, L, R, epsilon, delta = _check(n, L, R, epsilon, delta)
@@ -80,29 +94,51 @@ def v000_theorem_4_10(
     T0 = n / math.sqrt(n)  # T at B = sqrt n, used inside the (weakly T-dependent) bound
     bound = min(
         math.sqrt(n),
-        (L + 2 * M * R) * n**1.5 * epsilon
-        / (4 * math.sqrt(2) * R * math.sqrt(dim) * _log2(T0) ** 1.5
-           * math.sqrt(math.log(4 * T0 / delta) * math.log(2.5 / delta))),
+        (L + 2 * M * R)
+        * n**1.5
+        * epsilon
+        / (
+            4
+            * math.sqrt(2)
+            * R
+            * math.sqrt(dim)
+            * _log2(T0) ** 1.5
+            * math.sqrt(math.log(4 * T0 / delta) * math.log(2.5 / delta))
+        ),
     )
     B = _batch(n, bound, batch_size)
     T = n // B
     beta = M + (8 * L + 16 * M * R) * n**1.5 / (R * B**2)
-    sigma = (8 * math.sqrt(2) * L + 16 * math.sqrt(2) * M * R) * math.sqrt(
-        _log2(T) * math.log(2.5 / delta)) / (epsilon * B * beta)
+    sigma = (
+        (8 * math.sqrt(2) * L + 16 * math.sqrt(2) * M * R)
+        * math.sqrt(_log2(T) * math.log(2.5 / delta))
+        / (epsilon * B * beta)
+    )
     return SRGDSettings(B, T, beta, 4 * L + 8 * M * R, sigma, "000 Theorem 4.10")
 
 
 def v001_regime_b(
-    n: int, *, L: float, R: float, epsilon: float, delta: float, c_M: float = 1.0, batch_size: int | None = None
+    n: int,
+    *,
+    L: float,
+    R: float,
+    epsilon: float,
+    delta: float,
+    c_M: float = 1.0,
+    batch_size: int | None = None,
 ) -> SRGDSettings:
-    """Theorem 5.12 of 001 (no assumption on x_dagger; needs ``M <= c_M L / R``); B defaults to floor(sqrt n)."""
+    """Theorem 5.12 of 001 (no assumption on x_dagger; needs ``M <= c_M L / R``); B defaults to sqrt n."""
     n, L, R, epsilon, delta = _check(n, L, R, epsilon, delta)
     c_M = _validate.positive(c_M=c_M)
     B = _batch(n, math.sqrt(n), batch_size)
     T = n // B
     beta = (16 * c_M + 8) * L * n**1.5 / (R * B**2)
-    sigma = (16 * math.sqrt(2) * c_M + 8 * math.sqrt(2)) * L * math.sqrt(
-        _log2(T) * math.log(2.5 / delta)) / (epsilon * B * beta)
+    sigma = (
+        (16 * math.sqrt(2) * c_M + 8 * math.sqrt(2))
+        * L
+        * math.sqrt(_log2(T) * math.log(2.5 / delta))
+        / (epsilon * B * beta)
+    )
     return SRGDSettings(B, T, beta, (8 * c_M + 4) * L, sigma, "001 Theorem 5.12")
 
 
@@ -119,10 +155,22 @@ def v001_regime_a(n: int, dim: int, *, L: float, R: float, epsilon: float, delta
     return SRGDSettings(B, T, beta, c_dp * L, sigma, "001 Eq. (19)")
 
 
-#: Sec. 5.1 of 000: batch 500, SGD with momentum 0.9, decay c = e^{-5/2}; lr and clip were swept (grids not given).
+#: Sec. 5.1 of 000: batch 500, SGD with momentum 0.9, decay c = e^{-5/2}; lr and clip swept (grids not given).
 PAPER_EXPERIMENTS = {
-    "mnist": {"batch_size": 500, "epochs": 1, "epsilon": 0.1, "delta": 1e-6, "momentum": 0.9,
-              "decay": math.exp(-2.5)},
-    "cifar10": {"batch_size": 500, "epochs": 6, "epsilon": 2.0, "delta": 1e-6, "momentum": 0.9,
-                "decay": math.exp(-2.5)},
+    "mnist": {
+        "batch_size": 500,
+        "epochs": 1,
+        "epsilon": 0.1,
+        "delta": 1e-6,
+        "momentum": 0.9,
+        "decay": math.exp(-2.5),
+    },
+    "cifar10": {
+        "batch_size": 500,
+        "epochs": 6,
+        "epsilon": 2.0,
+        "delta": 1e-6,
+        "momentum": 0.9,
+        "decay": math.exp(-2.5),
+    },
 }

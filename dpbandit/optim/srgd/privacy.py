@@ -16,15 +16,19 @@ from __future__ import annotations
 
 import math
 
-from dpbandit.privacy.accounting import epsilon_to_zcdp, tree_aggregation_event, tree_gaussian_sigma, zcdp_event
+from dpbandit.privacy.accounting import (
+    epsilon_to_zcdp,
+    tree_aggregation_event,
+    tree_gaussian_sigma,
+    zcdp_event,
+)
 from dpbandit.privacy.guarantee import PrivacyGuarantee
 
 __all__ = ["calibrate_tree", "calibrate_zcdp"]
 
 
-
 def calibrate_tree(epsilon: float, delta: float, *, steps: int) -> tuple[float, PrivacyGuarantee]:
-    """Noise multiplier (node std / C_tree) of a T-step Gaussian tree for (epsilon, delta), and its guarantee."""
+    """Noise multiplier (node std / C_tree) of a T-step Gaussian tree for (epsilon, delta), and guarantee."""
     z = tree_gaussian_sigma(epsilon, delta, steps)
     depth = steps.bit_length()
     mu_paper = epsilon / math.sqrt(2.0 * math.log(2.5 / delta))
@@ -37,7 +41,8 @@ def calibrate_tree(epsilon: float, delta: float, *, steps: int) -> tuple[float, 
         sensitivity="zero-out adjacency of 000 Sec. 2; l2 sensitivity clip_norm / (B beta) of one tree input",
         calibration=f"tree_gaussian_sigma: noise multiplier {z:.6g} over T={steps} steps (depth {depth})",
         notes=(
-            f"paper (000 Lemma 4.3 / Cor. 4.5): multiplier sqrt(depth)/mu = {math.sqrt(depth) / mu_paper:.6g} "
+            "paper (000 Lemma 4.3 / Cor. 4.5): multiplier sqrt(depth)/mu = "
+            f"{math.sqrt(depth) / mu_paper:.6g} "
             f"with mu = eps/sqrt(2 ln(2.5/delta))"
         ),
     )
@@ -45,7 +50,7 @@ def calibrate_tree(epsilon: float, delta: float, *, steps: int) -> tuple[float, 
 
 
 def calibrate_zcdp(epsilon: float, delta: float, *, mechanism: str) -> tuple[float, PrivacyGuarantee]:
-    """rho-zCDP level meeting (epsilon, delta) by the accountant's conversion, and its guarantee (000 Sec. 5)."""
+    """rho-zCDP level meeting (epsilon, delta) by the accountant's conversion, and guarantee (000 Sec. 5)."""
     rho = epsilon_to_zcdp(epsilon, delta)
     paper_eps = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
     guarantee = PrivacyGuarantee.from_event(

@@ -10,15 +10,17 @@ Single pass over the data in consecutive disjoint batches ``B_0..B_{T-1}`` of si
     y_{t+1}    = Pi_C(x_t - S_t / eta_t)             (line 6: x_t - grad_t / beta + b_t / eta_t)
     x_{t+1}    = (1 - tau_{t+1}) y_{t+1} + tau_{t+1} z_{t+1}                      (line 7)
 
-and the output is ``y_T`` (Theorems 4.1/4.7 of 000 bound ``F(y_T) - F(x*)``). ``eta_t grad_t = sum_{i<=t} Delta_i``
-is the stochastic recursive gradient; the noiseless ``grad_t`` never leaves the tree, and the same noise ``b_t``
-enters z unscaled and y scaled by ``1/eta_t`` because both use the one noisy release ``S_t`` (notes/srgd.md 2.1).
+and the output is ``y_T`` (Theorems 4.1/4.7 of 000 bound ``F(y_T) - F(x*)``).
+``eta_t grad_t = sum_{i<=t} Delta_i`` is the stochastic recursive gradient; the noiseless ``grad_t`` never
+leaves the tree, and the same noise ``b_t`` enters z unscaled and y scaled by ``1/eta_t`` because both use the
+one noisy release ``S_t`` (notes/srgd.md 2.1).
 
 Privacy. Under zero-out adjacency one example lies in one batch, so only ``v_t`` changes, by at most
 ``C_tree = G / (B beta)`` in L2 (the clip makes this hold for any loss: Theorem 4.10 / Cor. 4.5 of 000). The
 tree's node noise is ``N(0, (z C_tree)^2 I)`` and the noise multiplier ``z`` is calibrated with the privacy
 core's accountant for the tree-aggregation event over T steps (not the paper's GDP formula, which is looser;
-the paper's sigma is available in :mod:`.presets`). Clipping makes the TV-distance step of Cor. 4.5 unnecessary.
+the paper's sigma is available in :mod:`.presets`). Clipping makes the TV-distance step of Cor. 4.5
+unnecessary.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dpbandit.optim.base import BatchOptimizer, OptimResult
 from dpbandit.optim.losses import Loss
 from dpbandit.optim.srgd._common import as_data, batch_slices, clip_rows, project_ball
 from dpbandit.optim.srgd.privacy import calibrate_tree
+from dpbandit.privacy.guarantee import PrivacyGuarantee
 from dpbandit.privacy.tree import TreeAggregator, gaussian_tree
 
 __all__ = ["AcceleratedDPSRGD"]
@@ -79,10 +82,10 @@ class AcceleratedDPSRGD(BatchOptimizer):
             epsilon = _validate.positive(epsilon=epsilon)
             delta = _validate.probability(delta=delta)
         self.epsilon, self.delta = epsilon, delta
-        self._privacy = None
+        self._privacy: PrivacyGuarantee | None = None
 
     @property
-    def privacy(self):
+    def privacy(self) -> PrivacyGuarantee | None:
         """Guarantee of the last ``fit`` (None before fitting or with ``noise=False``)."""
         return self._privacy
 

@@ -35,8 +35,9 @@ def test_true_workload_is_the_momentum_srg_recursion():
         xs.append(-x)
     w = workload_series(n, "true", momentum=mu, decay=c)
     np.testing.assert_allclose(np.convolve(w, D)[:n], xs, rtol=1e-12)
-    np.testing.assert_array_equal(workload_series(n, "true", momentum=mu, decay=0.0),
-                                  np.convolve(np.ones(n), mu ** np.arange(n))[:n])
+    np.testing.assert_array_equal(
+        workload_series(n, "true", momentum=mu, decay=0.0), np.convolve(np.ones(n), mu ** np.arange(n))[:n]
+    )
 
 
 def test_sensitivity_matches_brute_force_over_aligned_participations():

@@ -29,9 +29,13 @@ def test_srg_with_zero_decay_is_exactly_dp_memf(data, workload):
     X, y = data
     loss = SoftmaxRegression(3, 5)
     a = DPMEMF(loss, workload=workload, rng=np.random.default_rng(7), **_kwargs()).fit(X, y, record=True)
-    b = DPSRGMEMF(loss, decay=0.0, workload=workload, rng=np.random.default_rng(7), **_kwargs()).fit(X, y, record=True)
+    b = DPSRGMEMF(loss, decay=0.0, workload=workload, rng=np.random.default_rng(7), **_kwargs()).fit(
+        X, y, record=True
+    )
     np.testing.assert_array_equal(a.history, b.history)
-    c = DPSRGMEMF(loss, decay=0.1, workload=workload, rng=np.random.default_rng(7), **_kwargs()).fit(X, y, record=True)
+    c = DPSRGMEMF(loss, decay=0.1, workload=workload, rng=np.random.default_rng(7), **_kwargs()).fit(
+        X, y, record=True
+    )
     assert not np.allclose(a.history[-1], c.history[-1])
 
 
@@ -77,8 +81,13 @@ class _Zero(Loss):
 @pytest.mark.parametrize("workload", ["identity", "ones"])
 def test_noise_scale_is_clip_over_batch_over_sqrt_2rho(workload):
     """x_T = -lr * sum_t (C^{-1} Z)_t: its variance is s^2 ||1^T C^{-1}||^2 with s = (G/B)/sqrt(2 rho)."""
-    opt = DPMEMF(_Zero(), momentum=0.0, workload=workload, rng=np.random.default_rng(3),
-                 **_kwargs(epochs=1, learning_rate=1.0))
+    opt = DPMEMF(
+        _Zero(),
+        momentum=0.0,
+        workload=workload,
+        rng=np.random.default_rng(3),
+        **_kwargs(epochs=1, learning_rate=1.0),
+    )
     res = opt.fit(np.zeros((60, 1)), np.zeros(60))
     s = 0.7 / 10 / math.sqrt(2 * opt.rho)
     cinv = strategy(6, workload, epochs=1, momentum=0.9, decay=0.0).inverse_series

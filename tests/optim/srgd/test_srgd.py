@@ -24,23 +24,40 @@ def _excess(theta, theta_star, eig):
 
 @pytest.mark.parametrize("eig", [np.linspace(0.2, 1.0, 5), 1.0 / np.arange(1, 101) ** 2], ids=["well", "ill"])
 def test_noiseless_accelerated_rate_on_least_squares(eig):
-    """Must show 1: with noise off, F(y_T) - F* <= 4 beta ||x*||^2 / (T (T + 1)) (Thm 4.7 of 000, Q = b = 0)."""
+    """Must show 1: noise off, F(y_T) - F* <= 4 beta ||x*||^2 / (T (T + 1)) (Thm 4.7 of 000, Q = b = 0)."""
     d = len(eig)
     theta_star = np.ones(d) / np.sqrt(d)
     beta = 2.0 * eig.max()  # smoothness of F
     errors = {}
     for T in (4, 8, 16, 32, 64, 128):
         X, y = _fixed_design(eig, theta_star, T)
-        opt = AcceleratedDPSRGD(SquaredLoss(), dim=d, batch_size=d, beta=beta, clip_norm=math.inf,
-                                rng=np.random.default_rng(0), noise=False, radius=2.0)
+        opt = AcceleratedDPSRGD(
+            SquaredLoss(),
+            dim=d,
+            batch_size=d,
+            beta=beta,
+            clip_norm=math.inf,
+            rng=np.random.default_rng(0),
+            noise=False,
+            radius=2.0,
+        )
         res = opt.fit(X, y)
         assert res.privacy is None and res.info["steps"] == T
         errors[T] = _excess(res.theta, theta_star, eig)
         assert errors[T] <= 4.0 * beta / (T * (T + 1))
     if d == 100:  # on the ill-conditioned problem acceleration is visible against plain GD (rate 1/T)
         X, y = _fixed_design(eig, theta_star, 64)
-        gd = DPMEMF(SquaredLoss(), dim=d, batch_size=d, learning_rate=1.0 / beta, momentum=0.0, clip_norm=math.inf,
-                    workload="identity", rng=np.random.default_rng(0), noise=False).fit(X, y)
+        gd = DPMEMF(
+            SquaredLoss(),
+            dim=d,
+            batch_size=d,
+            learning_rate=1.0 / beta,
+            momentum=0.0,
+            clip_norm=math.inf,
+            workload="identity",
+            rng=np.random.default_rng(0),
+            noise=False,
+        ).fit(X, y)
         assert errors[64] < 0.2 * _excess(gd.theta, theta_star, eig)
 
 
@@ -50,8 +67,9 @@ def test_matches_algorithm_1_as_printed():
     d, B, T, beta, G, R = 4, 6, 9, 3.0, 1.5, 0.8
     X, y = rng.standard_normal((B * T, d)), rng.standard_normal(B * T)
     loss = SquaredLoss()
-    res = AcceleratedDPSRGD(loss, dim=d, batch_size=B, beta=beta, clip_norm=G, radius=R, rng=rng,
-                            noise=False).fit(X, y, record=True)
+    res = AcceleratedDPSRGD(
+        loss, dim=d, batch_size=B, beta=beta, clip_norm=G, radius=R, rng=rng, noise=False
+    ).fit(X, y, record=True)
 
     def proj(v):
         return v * min(1.0, R / np.linalg.norm(v))
@@ -84,11 +102,29 @@ def test_privacy_matches_target_and_noise_is_used():
 
 def test_validation():
     with pytest.raises(ValueError, match="clip_norm"):
-        AcceleratedDPSRGD(SquaredLoss(), dim=2, batch_size=2, beta=1.0, clip_norm=math.inf, epsilon=1.0,
-                          delta=1e-6, rng=np.random.default_rng(0))
+        AcceleratedDPSRGD(
+            SquaredLoss(),
+            dim=2,
+            batch_size=2,
+            beta=1.0,
+            clip_norm=math.inf,
+            epsilon=1.0,
+            delta=1e-6,
+            rng=np.random.default_rng(0),
+        )
     with pytest.raises(ValueError, match="epsilon"):
-        AcceleratedDPSRGD(SquaredLoss(), dim=2, batch_size=2, beta=1.0, clip_norm=1.0, rng=np.random.default_rng(0))
-    opt = AcceleratedDPSRGD(SquaredLoss(), dim=2, batch_size=2, beta=1.0, clip_norm=1.0, steps=5, noise=False,
-                            rng=np.random.default_rng(0))
+        AcceleratedDPSRGD(
+            SquaredLoss(), dim=2, batch_size=2, beta=1.0, clip_norm=1.0, rng=np.random.default_rng(0)
+        )
+    opt = AcceleratedDPSRGD(
+        SquaredLoss(),
+        dim=2,
+        batch_size=2,
+        beta=1.0,
+        clip_norm=1.0,
+        steps=5,
+        noise=False,
+        rng=np.random.default_rng(0),
+    )
     with pytest.raises(ValueError, match="steps"):
         opt.fit(np.ones((8, 2)), np.ones(8))
