@@ -51,10 +51,7 @@ def run_cell(cell: Cell) -> pd.DataFrame:
     root seed and seed index; the sweep adds :data:`SWEEP_COLUMNS` and one ``env_<kwarg>`` column
     per environment keyword argument (lists and tables as JSON text, so they can be grouped on).
     """
-    from dpbandit.cli import parse_agent
-
-    budget = {k: v for k, v in (("epsilon", cell.epsilon), ("delta", cell.delta)) if v is not None}
-    name, factory = parse_agent(cell.agent, budget)
+    name, factory = cell.factory()
     frame = run_one(
         cell.env_id,
         name,
@@ -126,8 +123,9 @@ def local_processes(cells: Sequence[Cell], workers: int) -> Iterator[CellResult]
     try:
         pending = {pool.submit(execute_cell, cell): cell for cell in cells}
         for future in futures.as_completed(pending):
+            cell = pending.pop(future)  # drop our reference: results are not kept twice
             err = future.exception()
-            yield _failure(pending[future], err, "local worker") if err else future.result()
+            yield _failure(cell, err, "local worker") if err else future.result()
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 
@@ -154,10 +152,11 @@ def dask_cluster(cells: Sequence[Cell], scheduler: Any) -> Iterator[CellResult]:
     try:
         pending = {client.submit(execute_cell, cell, key=f"dpbandit-cell-{cell.key}"): cell for cell in cells}
         for future in distributed.as_completed(pending):
+            cell = pending.pop(future)  # the last reference: the cluster frees the result
             try:
                 result = future.result()
             except Exception as err:  # e.g. KilledWorker: the worker died running this cell
-                result = _failure(pending[future], err, "dask worker")
+                result = _failure(cell, err, "dask worker")
             yield result
     finally:
         if owned:

@@ -10,7 +10,7 @@ Everything is checked before any work starts, and every error names the offendin
     spacing = "log"
 
     [grid]                    # Cartesian axes; a scalar is a one-value axis
-    agent = ["linucb:alpha=0.5", "dphdb"]   # agent specs as in `dpbandit run --agents`
+    agent = ["linucb:alpha=0.5", {agent = "dphdb", label = "DP-HDB", calibration = "paper"}]
     env_id = "dpbandit/LinearBandit-v0"
     epsilon = [0.5, 1.0, 2.0] # passed only to agents that accept it
     env.n_arms = 5            # environment keyword arguments, one axis each
@@ -37,7 +37,7 @@ from typing import Any
 import yaml
 
 from dpbandit import _validate
-from dpbandit.sweep.grid import Cell, combinations, digest
+from dpbandit.sweep.grid import Cell, agent_factory, combinations, digest
 
 __all__ = ["BACKENDS", "Execution", "Sweep", "SweepConfigError", "read_config"]
 
@@ -226,15 +226,18 @@ def _axes(where: str, table: Any, seen: dict[str, str], *, zipped: bool) -> dict
         if not values:
             raise _fail(key, "the axis is empty, so the grid has no cells.")
         out[axis] = [_value(f"{key}[{j}]" if isinstance(value, list) else key, axis, v) for j, v in enumerate(values)]
+        if axis == "agent" and not zipped:  # zipped entries may share a name (one agent across settings)
+            names = [entry["agent"] for entry in out[axis]]
+            repeated = sorted({n for n in names if names.count(n) > 1})
+            if repeated:
+                raise _fail(key, f"agent names repeat: {repeated}; give the entries distinct 'label's.")
     return out
 
 
 def _value(key: str, axis: str, value: Any) -> Any:
     """Validate one axis value; return it normalised (floats for budgets)."""
     if axis == "agent":
-        if not isinstance(value, str):
-            raise _fail(key, f"expected an agent spec 'name' or 'name:key=value,...', got {value!r}.")
-        return _agent(key, value, {})[0]
+        return _agent_entry(key, value)
     if axis == "env_id":
         if not isinstance(value, str):
             raise _fail(key, f"expected an environment id string, got {value!r}.")
@@ -252,16 +255,39 @@ def _value(key: str, axis: str, value: Any) -> Any:
     return value
 
 
-def _agent(key: str, spec: str, common: dict[str, Any]) -> tuple[str, Any]:
-    """``parse_agent`` (display name, factory); errors (unknown agent or option, import) name ``key``."""
-    from dpbandit.cli import parse_agent
-
+def _agent(key: str, entry: Mapping[str, Any], budget: dict[str, Any]) -> tuple[str, Any]:
+    """``(display, factory)`` of a normalised agent entry; errors (unknown agent or option) name ``key``."""
     try:
-        return parse_agent(spec, common)
+        return agent_factory(entry["spec"], entry["options"], budget)
     except ImportError as err:
-        raise _fail(key, f"agent {spec!r} cannot be imported: {err}") from None
+        raise _fail(key, f"agent {entry['spec']!r} cannot be imported: {err}") from None
     except (TypeError, ValueError) as err:
         raise _fail(key, str(err)) from None
+
+
+def _agent_entry(key: str, value: Any) -> dict[str, Any]:
+    """Normalise ``"spec"`` or ``{agent = "spec", label = "...", **options}`` to ``{agent, spec, options}``.
+
+    ``agent`` is the display name: the label if given, else the spec with the options appended
+    (``{agent = "linucb", alpha = 0.5}`` displays as ``"linucb:alpha=0.5"``, like that spec string).
+    """
+    if isinstance(value, str):
+        spec, options, label = value.strip(), {}, None
+    elif isinstance(value, Mapping) and isinstance(value.get("agent"), str):
+        options = {k: v for k, v in value.items() if k not in ("agent", "label")}
+        spec, label = value["agent"].strip(), value.get("label")
+        if label is not None and (not isinstance(label, str) or not label.strip()):
+            raise _fail(f"{key}.label", f"expected a non-empty string, got {label!r}.")
+        for name, option in options.items():
+            _value(f"{key}.{name}", "option", option)
+    else:
+        raise _fail(key, f"expected an agent spec 'name[:key=value,...]' or a table with 'agent', got {value!r}.")
+    entry = {"spec": spec, "options": options}
+    display = _agent(key, entry, {})[0]
+    if label is None and options:
+        sep = "," if ":" in display else ":"
+        label = display + sep + ",".join(f"{k}={v}" for k, v in options.items())
+    return {"agent": (label or display).strip(), **entry}
 
 
 def _env_id(key: str, env_id: str) -> str:
@@ -283,11 +309,13 @@ def _expand(groups: list[dict[str, list[Any]]], settings: dict[str, Any]) -> lis
     for seed in settings["seeds"]:
         for point in combinations(groups):
             budget = {k: point[k] for k in ("epsilon", "delta") if k in point}
-            _, factory = _agent("grid.agent", point["agent"], budget)
-            given = getattr(factory, "keywords", {})
-            takes.setdefault(point["agent"], set()).update(k for k in budget if k in given)
+            entry = point["agent"]
+            given = getattr(_agent("grid.agent", entry, budget)[1], "keywords", {})
+            takes.setdefault(entry["agent"], set()).update(k for k in budget if k in given)
             cell = Cell(
-                agent=point["agent"],
+                agent=entry["agent"],
+                spec=entry["spec"],
+                options=tuple(sorted(entry["options"].items())),
                 env_id=point["env_id"],
                 env_kwargs=tuple(sorted((k[4:], v) for k, v in point.items() if k.startswith("env."))),
                 epsilon=None if given.get("epsilon") is None else float(given["epsilon"]),

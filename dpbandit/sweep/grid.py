@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["Cell", "canonical_json", "combinations", "digest"]
+__all__ = ["Cell", "agent_factory", "canonical_json", "combinations", "digest"]
 
 
 def canonical_json(value: Any) -> str:
@@ -35,9 +35,11 @@ class Cell:
     """One sweep cell; everything :func:`dpbandit.sweep.backends.execute_cell` needs to run it.
 
     Attributes:
-        agent: agent spec as parsed by :func:`dpbandit.cli.parse_agent` (``"name:key=value,..."``);
-            it is also the agent's display name, which keys its generator
-            (:func:`dpbandit.harness.seeding.agent_rng`).
+        agent: the agent's display name (the ``agent`` column of the results); it keys the agent's
+            generator (:func:`dpbandit.harness.seeding.agent_rng`), as in ``dpbandit.harness.run``.
+        spec: registered agent spec as parsed by :func:`dpbandit.cli.parse_agent`
+            (``"name"`` or ``"name:key=value,..."``).
+        options: further constructor keyword arguments as sorted ``(name, value)`` pairs.
         env_id: registered environment id.
         env_kwargs: environment keyword arguments as sorted ``(name, value)`` pairs.
         epsilon: privacy budget passed to the agent, ``None`` if the agent takes none.
@@ -50,6 +52,8 @@ class Cell:
     """
 
     agent: str
+    spec: str
+    options: tuple[tuple[str, Any], ...]
     env_id: str
     env_kwargs: tuple[tuple[str, Any], ...]
     epsilon: float | None
@@ -63,6 +67,7 @@ class Cell:
     def params(self) -> dict[str, Any]:
         """The cell as a JSON-able dict (``env_kwargs`` as a mapping)."""
         out = asdict(self)
+        out["options"] = dict(self.options)
         out["env_kwargs"] = dict(self.env_kwargs)
         return out
 
@@ -70,7 +75,8 @@ class Cell:
     def from_params(cls, params: Mapping[str, Any]) -> Cell:
         """Inverse of :meth:`params`."""
         fields = dict(params)
-        fields["env_kwargs"] = tuple(sorted(fields["env_kwargs"].items()))
+        for name in ("options", "env_kwargs"):
+            fields[name] = tuple(sorted(fields[name].items()))
         return cls(**fields)
 
     @functools.cached_property
@@ -78,8 +84,13 @@ class Cell:
         """Hash of :meth:`params`: the cell's file name in the store."""
         return digest(self.params())
 
-    def label(self) -> str:
-        """A short human description, e.g. ``dphdb on dpbandit/X-v0 {dim=5} eps=1 T=1000 seed 3``."""
+    def factory(self) -> tuple[str, Any]:
+        """``(display name, factory)`` of the cell's agent, with its budget and options."""
+        budget = {k: v for k, v in (("epsilon", self.epsilon), ("delta", self.delta)) if v is not None}
+        return self.agent, agent_factory(self.spec, dict(self.options), budget)[1]
+
+    def describe(self) -> str:
+        """A short description, e.g. ``dphdb on dpbandit/X-v0 {dim=5} eps=1 T=1000 seed 3``."""
         parts = [self.agent, "on", self.env_id]
         if self.env_kwargs:
             parts.append("{" + ", ".join(f"{k}={v!r}" for k, v in self.env_kwargs) + "}")
@@ -88,6 +99,21 @@ class Cell:
                 parts.append(f"{name}={value:g}")
         parts.append(f"seed {self.seed}")
         return " ".join(parts)
+
+
+def agent_factory(spec: str, options: Mapping[str, Any], budget: Mapping[str, Any]) -> tuple[str, Any]:
+    """:func:`dpbandit.cli.parse_agent` with extra ``options`` (which must all be accepted).
+
+    The budget (``epsilon`` / ``delta``) goes only to agents that accept it; ``options`` override it,
+    and options written inside ``spec`` override both.
+    """
+    from dpbandit.cli import parse_agent
+
+    display, factory = parse_agent(spec, {**budget, **options})
+    unknown = sorted(set(options) - set(getattr(factory, "keywords", {})))
+    if unknown:
+        raise ValueError(f"Unknown option(s) {unknown} for agent {spec!r}.")
+    return display, factory
 
 
 def combinations(groups: Sequence[Mapping[str, Sequence[Any]]]) -> Iterator[dict[str, Any]]:

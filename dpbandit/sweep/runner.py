@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
+from dpbandit import _validate
 from dpbandit.sweep.backends import make_backend
 from dpbandit.sweep.config import Sweep
 from dpbandit.sweep.store import Store
@@ -42,7 +43,7 @@ class SweepOutcome:
         ]
         if self.failures:
             lines.append(f"failed cells (full tracebacks in {self.store / 'failures'}/<key>.json):")
-            lines += [f"  {key}  {rec['label']}: {rec['error']}" for key, rec in self.failures.items()]
+            lines += [f"  {key}  {rec['description']}: {rec['error']}" for key, rec in self.failures.items()]
             lines.append("re-run the same command to retry them (finished cells are kept).")
         return "\n".join(lines)
 
@@ -92,6 +93,8 @@ def execute(
     sweep = as_sweep(config)
     if backend is None and scheduler is None:
         backend, scheduler = sweep.execution.backend, sweep.execution.scheduler
+    if workers is not None:
+        workers = _validate.integer(workers=workers, minimum=1)
     run = make_backend(backend, workers=workers or sweep.execution.workers, scheduler=scheduler)
     store_dir = Path(store_dir) if store_dir is not None else default_store_dir(sweep)
     with Store.open(store_dir, sweep) as store:

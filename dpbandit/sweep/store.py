@@ -86,7 +86,7 @@ class Store:
         """
         root = Path(root)
         manifest_path = root / MANIFEST
-        if not manifest_path.exists() and root.exists() and any(root.iterdir()):
+        if not manifest_path.exists() and root.exists() and any(p.name != ".lock" for p in root.iterdir()):
             raise StoreError(f"{root} is not empty and has no {MANIFEST}: not a sweep store; choose another directory.")
         root.mkdir(parents=True, exist_ok=True)
         store = cls(root, {})
@@ -172,7 +172,7 @@ class Store:
         return {p.stem for p in self.cells_dir.glob("*.parquet") if p.stem in known}
 
     def failures(self) -> dict[str, dict[str, Any]]:
-        """Failure records (key -> record with ``label``, ``error``, ``traceback``, ``host``, ``time``)."""
+        """Failure records (key -> record with ``description``, ``error``, ``traceback``, ``host``, ``time``)."""
         return {p.stem: json.loads(p.read_text()) for p in sorted(self.failures_dir.glob("*.json"))}
 
     def save_result(self, key: str, frame: pd.DataFrame) -> None:
@@ -185,7 +185,7 @@ class Store:
         """Record that ``cell`` raised (its formatted traceback); the sweep goes on."""
         lines = traceback.strip().splitlines()
         record = {
-            "label": cell.label(),
+            "description": cell.describe(),
             "params": cell.params(),
             "error": lines[-1] if lines else "",
             "traceback": traceback,

@@ -30,6 +30,23 @@ def test_grid_is_cartesian_with_zipped_groups_and_budgets_only_for_private_agent
     assert pairs == {(3, 100), (4, 200)}  # advanced together, not crossed
 
 
+def test_agent_tables_take_options_and_labels(small_config):
+    config = small_config(seeds=1)
+    config["grid"]["agent"] = [
+        {"agent": "linucb", "alpha": 0.5},
+        {"agent": "dphdb", "label": "DP-HDB paper", "calibration": "paper", "epsilon": 3.0},
+        {"agent": "dphdb", "label": "DP-HDB"},
+    ]
+    cells = Sweep.from_dict(config).cells
+    assert [c.agent for c in cells if c.env_kwargs[0] == ("dim", 3)] == [
+        "linucb:alpha=0.5", "DP-HDB paper", "DP-HDB", "DP-HDB"
+    ]
+    paper = next(c for c in cells if c.agent == "DP-HDB paper")
+    assert paper.epsilon == 3.0  # an explicit option overrides the epsilon axis: one cell, not two
+    name, factory = paper.factory()
+    assert name == "DP-HDB paper" and factory.keywords == {"epsilon": 3.0, "calibration": "paper"}
+
+
 def test_combinations_first_group_slowest():
     rows = list(combinations([{"a": [1, 2]}, {"b": ["x", "y"], "c": [10, 20]}]))
     assert rows == [
@@ -86,6 +103,9 @@ _DELETE = object()
 BAD = {
     "unknown agent": (("grid", "agent"), ["linucb", "linucbb"], r"grid\.agent\[1\]: Unknown agent='linucbb'.*'linucb'"),
     "unknown agent option": (("grid", "agent"), ["linucb:gamma=1"], r"grid\.agent\[0\]: Unknown option"),
+    "unknown table option": (("grid", "agent"), [{"agent": "linucb", "gamma": 1}], r"grid\.agent\[0\]: Unknown option.*gamma"),
+    "table without agent": (("grid", "agent"), [{"label": "x"}], r"grid\.agent\[0\]: expected an agent spec"),
+    "repeated names": (("grid", "agent"), ["random", {"agent": "linucb", "label": "random"}], r"grid\.agent: agent names repeat"),
     "unknown env id": (("grid", "env_id"), "dpbandit/LinearBandid-v0", r"grid\.env_id: unknown env_id.*LinearBandit"),
     "negative epsilon": (("grid", "epsilon"), [1.0, -0.5], r"grid\.epsilon\[1\]: Expected epsilon .*> 0"),
     "delta above one": (("grid", "delta"), 1.5, r"grid\.delta: Expected delta in \(0, 1\)"),

@@ -55,6 +55,16 @@ def test_cells_equal_harness_runs_with_the_same_root_seed(reference):
     assert df.loc[df["agent"] == "dphdb", "claimed_epsilon"].isin([1.0, 2.0]).all()
 
 
+def test_labelled_agent_tables_equal_harness_runs_under_that_name(tmp_path, small_config):
+    config = small_config(seeds=1, zip=[])
+    config["grid"].update(agent=[{"agent": "dphdb", "label": "DP-HDB eps=1", "epsilon": 1.0}], env={"dim": 4})
+    config["grid"].pop("epsilon")
+    got = run_sweep(config, tmp_path / "s", backend="inprocess", progress=False)
+    expected = run(ENV, {"DP-HDB eps=1": functools.partial(DPHDB, epsilon=1.0)}, n_seeds=1, root_seed=3,
+                   horizon=150, n_points=12, env_kwargs={"dim": 4}, progress=False)
+    pd.testing.assert_frame_equal(_deterministic(got[COLUMNS]), _deterministic(expected))
+
+
 def test_local_processes_give_identical_results(reference, tmp_path):
     sweep, _, df = reference
     other = run_sweep(sweep, tmp_path / "processes", backend="processes", workers=2, progress=False)
