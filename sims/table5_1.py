@@ -13,7 +13,8 @@ numba pass on shared indices and noise (see dpbandit.optim.baselines.noisy_sgd),
 that pass divided by the number of scales ("amortised"). As in the paper, NoisySGD is not run at
 (T, d) = (10000, 5) (no such row in Table 5.1); ``--all-sgd`` adds it.
 
-Usage: python sims/table5_1.py [--quick] [--workers 2] [--seeds 10] [--all-sgd] [--ofw-epsilons 1 10 30 100]
+Usage: python sims/table5_1.py [--quick] [--workers 2] [--seeds 10] [--all-sgd] [--resume]
+       [--ofw-epsilons 1 10 30 100]
 Writes results/table5_1.runs.csv (one row per run), results/table5_1.csv (best scale per cell, with the
 paper's numbers) and results/table5_1.md (the table, wall-clock, the command). ``--ofw-epsilons`` is a
 diagnostic (OFW only, at several epsilons) written to results/table5_1.diag.*.
@@ -192,8 +193,9 @@ def tasks(Ts, ds, seeds: int, all_sgd: bool, ofw_epsilons: list[float] | None = 
                     if algo == "NoisySGD" and (T, d) == (10000, 5) and not all_sgd:
                         continue
                     out += [(algo, T, d, p, s, EPSILON) for s in range(seeds)]
-    # the linear-time algorithms first, then NoisySGD longest first (cost ~ T^2 d)
-    return sorted(out, key=lambda t: (t[0] == "NoisySGD", -(t[1] ** 2 * t[2] if t[0] == "NoisySGD" else t[1])))
+    # the linear-time algorithms first, then NoisySGD cheapest first (cost ~ T^2 d): an interrupted grid
+    # keeps the most cells (resume with --resume)
+    return sorted(out, key=lambda t: (t[0] == "NoisySGD", t[1] ** 2 * t[2] if t[0] == "NoisySGD" else -t[1]))
 
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
@@ -222,7 +224,7 @@ def write_markdown(best: pd.DataFrame, runs: pd.DataFrame, wall: float, command:
         "# Table 5.1 of 004 (Han et al.): reproduction",
         "",
         f"Command: `{command}`  ",
-        f"Total wall-clock: **{wall:.0f} s** on {os.cpu_count()} cores ({runs.seed.nunique()} seeds, "
+        f"Wall-clock of this invocation: **{wall:.0f} s** on {os.cpu_count()} cores ({runs.seed.nunique()} seeds, "
         f"{len(runs)} runs; the cores were shared with other jobs). CPU time of all runs: {cpu_total:.0f} s, "
         f"i.e. **{cpu_total / 2:.0f} s** on 2 dedicated cores.",
         "",
@@ -284,25 +286,33 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--all-sgd", action="store_true", help="also run NoisySGD at (T, d) = (10000, 5)")
+    parser.add_argument("--resume", action="store_true",
+                        help="skip tasks already in results/table5_1.partial.runs.csv (checkpoint of a killed run)")
     parser.add_argument("--ofw-epsilons", type=float, nargs="+", default=None,
                         help="diagnostic: run only OFW at these epsilons (writes table5_1.diag.*)")
     args = parser.parse_args(argv)
     Ts, ds, seeds = ((1000, 2000), (5, 10), min(args.seeds, 3)) if args.quick else (
         (1000, 2000, 5000, 10000), (5, 10, 20), args.seeds)
     todo = tasks(Ts, ds, seeds, args.all_sgd, args.ofw_epsilons)
-    start = time.perf_counter()
     rows = []
+    suffix = (".quick" if args.quick else "") + (".diag" if args.ofw_epsilons else "")
+    partial = RESULTS / f"table5_1{suffix}.partial.runs.csv"
+    if args.resume and partial.exists():
+        rows = pd.read_csv(partial).to_dict("records")
+        done = {(r["algo"], r["T"], r["d"], r["p"], r["seed"], r["epsilon"]) for r in rows}
+        todo = [t for t in todo if t not in done]
+        print(f"resuming: {len(rows)} runs loaded, {len(todo)} tasks left")
+    start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         futures = [pool.submit(run_task, t) for t in todo]
         for k, fut in enumerate(tqdm(as_completed(futures), total=len(futures), desc="table5_1 tasks")):
             rows += fut.result()
             if k % 25 == 24:  # checkpoint of the finished runs (a killed grid keeps its results)
-                pd.DataFrame(rows).to_csv(RESULTS / "table5_1.partial.runs.csv", index=False)
+                pd.DataFrame(rows).to_csv(partial, index=False)
     wall = time.perf_counter() - start
     runs = pd.DataFrame(rows).sort_values(["T", "d", "p", "algo", "epsilon", "lr_scale", "seed"])
     best = summarise(runs)
-    (RESULTS / "table5_1.partial.runs.csv").unlink(missing_ok=True)
-    suffix = (".quick" if args.quick else "") + (".diag" if args.ofw_epsilons else "")
+    partial.unlink(missing_ok=True)
     RESULTS.mkdir(exist_ok=True)
     runs.to_csv(RESULTS / f"table5_1{suffix}.runs.csv", index=False)
     best.to_csv(RESULTS / f"table5_1{suffix}.csv", index=False)
