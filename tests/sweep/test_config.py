@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 
 from dpbandit.cli import main
 from dpbandit.sweep import Cell, Sweep, SweepConfigError
@@ -78,6 +81,15 @@ def test_toml_and_yaml_examples_expand_to_the_same_sweep():
     assert len(toml.cells) == 30
     assert toml.config_hash == yaml_.config_hash
     assert [c.key for c in toml.cells] == [c.key for c in yaml_.cells]
+
+
+def test_guide_config_blocks_are_the_example_sweep():
+    guide = (EXAMPLES.parent / "docs" / "sweeps.md").read_text()
+    toml_block = re.search(r"```toml\n(.*?)```", guide, flags=re.S).group(1)
+    yaml_block = re.search(r"```yaml\n(.*?)```", guide, flags=re.S).group(1)
+    example = Sweep.from_file(EXAMPLES / "sweep_small.toml").config_hash
+    assert Sweep.from_dict(tomllib.loads(toml_block)).config_hash == example
+    assert Sweep.from_dict(yaml.safe_load(yaml_block)).config_hash == example
 
 
 def test_yaml_reads_exponent_floats(tmp_path):
