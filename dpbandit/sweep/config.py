@@ -28,7 +28,6 @@ from __future__ import annotations
 import difflib
 import json
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,14 +71,26 @@ def read_config(path: str | Path) -> dict[str, Any]:
         text = path.read_text()
     except OSError as err:
         raise SweepConfigError(f"{path}: cannot read the config: {err}") from err
+    toml = _tomllib() if suffix == ".toml" else None
     try:
-        data = tomllib.loads(text) if suffix == ".toml" else yaml.load(text, Loader=_Loader)
-    except (tomllib.TOMLDecodeError, yaml.YAMLError) as err:
+        data = toml.loads(text) if toml else yaml.load(text, Loader=_Loader)
+    except (ValueError, yaml.YAMLError) as err:  # TOMLDecodeError is a ValueError
         kind = "TOML" if suffix == ".toml" else "YAML"
         raise SweepConfigError(f"{path}: malformed {kind}: {err}") from err
     if not isinstance(data, Mapping):
         raise SweepConfigError(f"{path}: expected a mapping of settings at the top level, got {type(data).__name__}.")
     return dict(data)
+
+
+def _tomllib() -> Any:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
+        try:
+            import tomli as tomllib
+        except ModuleNotFoundError as err:
+            raise SweepConfigError("reading TOML on Python 3.10 needs tomli: pip install tomli (or use YAML)") from err
+    return tomllib
 
 
 @dataclass(frozen=True)
