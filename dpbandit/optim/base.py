@@ -116,7 +116,8 @@ class StreamingOptimizer(abc.ABC):
         """Consume sample (x_t, y_t) with ``loss`` and return theta_{t+1}."""
         if self.loss is None:
             raise ValueError("step(x, y) needs a loss; pass loss=... or use step_with_gradients.")
-        grads = self.loss.grads_at(np.stack([self._theta, self._theta_prev]), np.reshape(x, self.dim), float(y))
+        thetas = np.stack([self._theta, self._theta_prev])
+        grads = self.loss.grads_at(thetas, np.reshape(x, self.dim), float(np.squeeze(y)))
         return self.step_with_gradients(grads[0], grads[1])
 
     def step_with_gradients(self, grad_now: np.ndarray, grad_prev: np.ndarray) -> np.ndarray:

@@ -60,7 +60,7 @@ def tofw_sigma(
     *, horizon: int, epsilon: float, delta: float, kappa: float, smoothness: float, lipschitz: float,
     diameter: float, lr_scale: float = 1.0,
 ) -> float:
-    """sigma_+ of Eq 3.2 with the learning-rate scale c: sqrt(8 m^2 kappa log(m/delta)) (c beta D + L) / eps."""
+    """sigma_+ of Eq 3.2 with learning-rate scale c: sqrt(8 m^2 kappa log(m/delta)) (c beta D + L) / eps."""
     m = (horizon - 1).bit_length() + 1  # ceil(log2 n) + 1
     return math.sqrt(8.0 * m**2 * kappa * math.log(m / delta)) * (
         lr_scale * smoothness * diameter + lipschitz

@@ -11,7 +11,7 @@ Phases i = 1..floor(log2 n), each on fresh data:
   eta = c (D / L) min{1 / sqrt((p - 1) n), eps / sqrt(d log(1/delta) (1 + ln d))},
   batch b_i = max{sqrt(n_i / ln d), sqrt(d / eps_i)},  T_i = floor(n_i^2 / b_i^2) steps (stop if T_i <= 1),
   noise std sigma_i = 100 L sqrt(d^(1 - 2/q) log(1/delta)) / (b_i eps_i)  ([C]'s constant 100).
-Inside a phase (start x_0): sample b_i phase points without replacement, g = mean gradient + N(0, sigma_i^2 I),
+Inside a phase (start x_0): sample b_i phase points without replacement, g = mean gradient + N(0, sigma_i^2),
   x_{j+1} = argmin_{||x - x_0||_p <= R_i} <g, x> + D_h(x, x_j) / eta_i,  h(x) = ||x - x_0||_p^2 / (2(p - 1)),
   R_i = 2 L eta_i n_i (p - 1). Phase output: the average of its iterates (the next phase's x_0).
 
@@ -107,7 +107,8 @@ class LocalMD(BatchOptimizer):
                 break
             Xi, yi = X[start : start + n_i], y[start : start + n_i]
             start += n_i
-            sigma_i = 100.0 * self.lipschitz * math.sqrt(d ** (1.0 - 2.0 / self.q) * log_delta) / (b_i * eps_i)
+            sigma_i = 100.0 * self.lipschitz * math.sqrt(d ** (1.0 - 2.0 / self.q) * log_delta)
+            sigma_i /= b_i * eps_i
             R_i = 2.0 * self.lipschitz * eta_i * n_i * (p - 1.0)
             u, usum = np.zeros(d), np.zeros(d)
             for _ in range(steps):

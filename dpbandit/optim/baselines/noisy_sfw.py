@@ -97,7 +97,8 @@ class NoisySFW(BatchOptimizer):
             raise ValueError(f"Step eta = c log(n)/(2 sqrt n) = {eta:.3g} > 1; lower lr_scale.")
         kappa, log_delta = self.norm_plus.kappa, math.log(1.0 / self.delta)
         sigma_0 = 4.0 * math.sqrt(2.0 * kappa * log_delta) * self.lipschitz / (n * self.epsilon)
-        sigma_t = math.sqrt(32.0 * kappa * log_delta / n) * self.smoothness * self.diameter * eta / self.epsilon
+        sigma_t = math.sqrt(32.0 * kappa * log_delta / n) * self.smoothness * self.diameter * eta
+        sigma_t /= self.epsilon
         half, steps, batch = n // 2, math.isqrt(n), max(math.isqrt(n) // 2, 1)
         self._scales = {
             "eta": eta, "sigma_0": sigma_0, "sigma_t": sigma_t,
@@ -137,8 +138,9 @@ class NoisySFW(BatchOptimizer):
             raise RuntimeError("NoisySFW.privacy is known after fit (the noise scales depend on n).")
         mechanism = "NoisySFW (Bassily et al. 2021b, Alg 3): generalized Gaussian, disjoint batches"
         calibration = (
-            f"Lemma 2.1 of 004: sigma_0={self._scales['sigma_0']:.4g}, sigma_t={self._scales['sigma_t']:.4g}, "
-            f"kappa={self.norm_plus.kappa:.4g}, beta={self.smoothness:g}, L={self.lipschitz:g}, D={self.diameter:g}"
+            f"Lemma 2.1 of 004: sigma_0={self._scales['sigma_0']:.4g}, "
+            f"sigma_t={self._scales['sigma_t']:.4g}, kappa={self.norm_plus.kappa:.4g}, "
+            f"beta={self.smoothness:g}, L={self.lipschitz:g}, D={self.diameter:g}"
         )
         z0 = gaussian_multiplier(self.norm_plus, self._scales["sigma_0"], self._scales["sens_0"])
         zt = gaussian_multiplier(self.norm_plus, self._scales["sigma_t"], self._scales["sens_t"])

@@ -150,8 +150,9 @@ class NoisySGD(BatchOptimizer):
             return None
         if type(self.loss) is SquaredLoss:
             return math.inf
-        if isinstance(self.loss, ClippedLoss) and type(self.loss.base) is SquaredLoss and self.loss.p == self.p:
-            return self.loss.clip_norm
+        loss = self.loss
+        if isinstance(loss, ClippedLoss) and type(loss.base) is SquaredLoss and loss.p == self.p:
+            return loss.clip_norm
         return None
 
     def fit(self, X: np.ndarray, y: np.ndarray, *, record: bool = False) -> OptimResult:
@@ -207,7 +208,9 @@ class NoisySGD(BatchOptimizer):
         while done < total:
             idx = self.rng.integers(0, n, size=min(_CHUNK, total - done))
             for i in idx:
-                xi = self.sigma * np.array([self.rng.standard_normal() for _ in range(self.dim)]) if self.noise else 0.0
+                xi = 0.0
+                if self.noise:  # scalar draws, in the kernel's order
+                    xi = self.sigma * np.array([self.rng.standard_normal() for _ in range(self.dim)])
                 g = np.array([self.loss.per_example_grad(w, X[i], y[i])[0] for w in W])
                 W[:] = project_lp_ball(W - etas[:, None] * (g + xi), self.p, self.radius)
                 Wsum += W
