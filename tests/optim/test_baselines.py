@@ -36,7 +36,8 @@ class _Opaque(Loss):
 def test_noisy_sfw_converges_without_noise():
     X, y, theta_star = _least_squares(0, 10000, 5, 1.5)
     res = NoisySFW(5, loss=SquaredLoss(), p=1.5, radius=2.0, epsilon=1.0, delta=1e-4, smoothness=2.0,
-                   lipschitz=1.0, rng=np.random.default_rng(1), lr_scale=0.1, noise=False).fit(X, y, record=True)
+                   lipschitz=1.0, rng=np.random.default_rng(1), lr_scale=0.1, noise=False).fit(
+                       X, y, record=True)
     s = subopt(res.history, X, y, theta_star)
     assert s[-1] < 0.01 and s[-1] < s[5] / 5
     assert res.privacy is None
@@ -51,7 +52,8 @@ def test_noisy_sfw_noise_scales_and_privacy():
     kappa = opt.norm_plus.kappa
     eta = 0.5 * math.log(400) / 40
     assert res.info["sigma_0"] == pytest.approx(4 * math.sqrt(2 * kappa * math.log(1e3)) / 400)
-    assert res.info["sigma_t"] == pytest.approx(math.sqrt(32 * kappa * 4.0**2 * 4 * eta**2 * math.log(1e3) / 400))
+    sigma_t = math.sqrt(32 * kappa * 4.0**2 * 4 * eta**2 * math.log(1e3) / 400)  # beta = 2, D = 4
+    assert res.info["sigma_t"] == pytest.approx(sigma_t)
     assert res.privacy.holds  # d = 5: the smooth norm is l_2, so the RDP accountant certifies it
 
 
@@ -69,7 +71,8 @@ def test_noisy_sgd_kernel_matches_reference_loop():
     X, y, _ = _least_squares(4, 30, 3, math.inf)
     loss = ClippedLoss(SquaredLoss(), clip_norm=1.0, p=math.inf)
     kw = dict(p=math.inf, radius=2.0, epsilon=1.0, delta=0.01, lipschitz=1.0, steps=400)
-    fast = NoisySGD(3, loss=loss, rng=np.random.default_rng(5), **kw).fit_scales(X, y, [1.0, 50.0], record=True)
+    fast = NoisySGD(3, loss=loss, rng=np.random.default_rng(5), **kw).fit_scales(
+        X, y, [1.0, 50.0], record=True)
     slow = NoisySGD(3, loss=_Opaque(loss), rng=np.random.default_rng(5), **kw).fit_scales(
         X, y, [1.0, 50.0], record=True)
     for a, b in zip(fast, slow):
@@ -83,7 +86,8 @@ def test_noisy_sgd_calibration_and_privacy():
     opt = NoisySGD(3, loss=SquaredLoss(), p=math.inf, radius=2.0, epsilon=1.0, delta=0.01, lipschitz=1.0,
                    rng=np.random.default_rng(0))
     assert opt.sigma == pytest.approx(math.sqrt(8 * math.log(100)))
-    assert opt.step_size(50) == pytest.approx(2.0 / 50 * min(1 / math.sqrt(50), 1 / math.sqrt(3 * math.log(100))))
+    rate = min(1 / math.sqrt(50), 1 / math.sqrt(3 * math.log(100)))
+    assert opt.step_size(50) == pytest.approx(2.0 / 50 * rate)
     opt.fit(X, y)
     assert opt.privacy.accountant == "rdp" and opt.privacy.holds
 
@@ -120,7 +124,8 @@ def test_local_md_mirror_step_is_the_constrained_minimiser():
 
 @pytest.mark.parametrize("cls", [NoisySFW, LocalMD, NoisySGD])
 def test_validation(cls):
-    kw = dict(loss=SquaredLoss(), radius=2.0, epsilon=1.0, delta=0.01, lipschitz=1.0, rng=np.random.default_rng(0))
+    kw = dict(loss=SquaredLoss(), radius=2.0, epsilon=1.0, delta=0.01, lipschitz=1.0,
+              rng=np.random.default_rng(0))
     if cls is NoisySFW:
         kw["smoothness"] = 2.0
     with pytest.raises(ValueError, match="epsilon"):
