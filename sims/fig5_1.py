@@ -11,7 +11,7 @@ delta = 1/T. Agents (docs/private_agents.md):
 * references: DP-HDB with noise off (not private), disjoint LinUCB (alpha = 1), random.
 
 Usage: python sims/fig5_1.py [--quick] [--seeds 20] [--horizon 10000] [--replot]
-Writes results/fig5_1.csv (tidy regret on a 101-point linear grid), results/fig5_1.png and
+Writes results/fig5_1.csv (tidy regret on a 101-point linear grid, including T/2), results/fig5_1.png and
 results/fig5_1.md (command, final-regret table with 95% intervals, first/second-half regret).
 """
 
@@ -119,11 +119,11 @@ def main() -> None:
             n_seeds=seeds,
             root_seed=args.root_seed,
             horizon=horizon,
-            n_points=201,
+            n_points=101,
             spacing="linear",
             progress=True,
         )
-        df.to_csv(RESULTS / f"{stem}.csv", index=False)
+        df.to_csv(RESULTS / f"{stem}.csv", index=False, float_format="%.6g")
     plot_regret(
         df,
         RESULTS / f"{stem}.png",
