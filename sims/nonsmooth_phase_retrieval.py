@@ -14,7 +14,7 @@ DP-SGD: iterates), with the same points' mean population loss, min(||x - x*||, |
 Start: ||x0|| = 2 in a random direction [Fill] (the notes' x0 = 0.1 N(0, I/d) lies within 2 alpha of the
 stationary point 0, where the Goldstein norm is already ~0). Public gap Phi = 1 [Fill]; delta = n^-1.1.
 
-Usage: python sims/nonsmooth_phase_retrieval.py [--quick] [--seeds 2]
+Usage: python sims/nonsmooth_phase_retrieval.py [--quick] [--seeds 3] [--replot]
 Writes results/nonsmooth.csv (one row per run), results/nonsmooth_vs_n.png, results/nonsmooth_vs_eps.png and
 results/nonsmooth.md (command, summary tables).
 """
@@ -56,6 +56,7 @@ MP_MAX_N = 10_000
 EVAL_BLOCKS = 8
 POPULATION = 100_000
 METHODS = ("O2NC-FO", "O2NC-ZO", "O2NC-MP", "O2NC non-private", "DP-SGD")
+COLORS = dict(zip(METHODS, ("tab:green", "tab:purple", "tab:red", "tab:orange", "tab:blue")))
 
 
 def make_optimizer(method: str, *, n: int, d: int, epsilon: float, delta: float, x0: np.ndarray, rng):
@@ -69,7 +70,9 @@ def make_optimizer(method: str, *, n: int, d: int, epsilon: float, delta: float,
         order, n=n, dim=d, alpha=ALPHA, epsilon=epsilon, delta=delta, gap=GAP, private=private,
         multi_pass=method == "O2NC-MP", steps=MP_STEPS if method == "O2NC-MP" else STEPS,
     )
-    return PrivateO2NC(d, loss=loss, preset=preset, epsilon=epsilon, delta=delta, rng=rng, x0=x0, noise=private)
+    # the non-private baseline clips nothing (strict=False drops the preset's clip norms)
+    return PrivateO2NC(d, loss=loss, preset=preset, epsilon=epsilon, delta=delta, rng=rng, x0=x0, noise=private,
+                       strict=private)
 
 
 def run_one(method: str, *, d: int, n: int, epsilon: float, seed_seq: np.random.SeedSequence, population) -> dict:
@@ -117,7 +120,8 @@ def plot(df: pd.DataFrame, path_n: Path, path_eps: Path, eps_fixed: float) -> No
         sub = df[(df.d == d) & ((df.epsilon == eps_fixed) | np.isinf(df.epsilon))]
         for method, g in sub.groupby("method"):
             agg = g.groupby("n").goldstein.agg(["mean", "sem"]).reset_index()
-            ax.errorbar(agg.n, agg["mean"], yerr=agg["sem"].fillna(0), marker="o", capsize=3, label=method)
+            ax.errorbar(agg.n, agg["mean"], yerr=agg["sem"].fillna(0), marker="o", capsize=3, label=method,
+                        color=COLORS[method])
         ax.axhline(df[df.d == d].goldstein_x0.mean(), color="grey", ls=":", lw=1, label="at x0")
         ax.set_xscale("log")
         ax.set_title(f"d = {d}, epsilon = {eps_fixed:g}")
@@ -133,9 +137,10 @@ def plot(df: pd.DataFrame, path_n: Path, path_eps: Path, eps_fixed: float) -> No
     for ax, d in zip(axes[0], ds):
         for method, g in sub[sub.d == d].groupby("method"):
             agg = g.groupby("epsilon").goldstein.agg(["mean", "sem"]).reset_index()
-            ax.errorbar(agg.epsilon, agg["mean"], yerr=agg["sem"].fillna(0), marker="o", capsize=3, label=method)
+            ax.errorbar(agg.epsilon, agg["mean"], yerr=agg["sem"].fillna(0), marker="o", capsize=3, label=method,
+                        color=COLORS[method])
         ref = df[(df.d == d) & (df.n == n_max) & np.isinf(df.epsilon)].goldstein.mean()
-        ax.axhline(ref, color="k", ls="--", lw=1, label="O2NC non-private")
+        ax.axhline(ref, color=COLORS["O2NC non-private"], ls="--", lw=1, label="O2NC non-private")
         ax.set_xscale("log")
         ax.set_title(f"d = {d}, n = {n_max:g}")
         ax.set_xlabel("epsilon")
@@ -149,13 +154,18 @@ def plot(df: pd.DataFrame, path_n: Path, path_eps: Path, eps_fixed: float) -> No
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small grid (d=10, n in {1e3, 1e4}, eps=1, 1 seed)")
-    parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--root-seed", type=int, default=2024)
+    parser.add_argument("--replot", action="store_true", help="redraw the PNGs from the existing CSV only")
     args = parser.parse_args(argv)
     if args.quick:
         dims, sizes, epsilons, seeds, suffix = (10,), (1_000, 10_000), (1.0,), 1, "_quick"
     else:
         dims, sizes, epsilons, seeds, suffix = (5, 10, 30), (1_000, 10_000, 100_000, 1_000_000), (1.0, 4.0), args.seeds, ""
+    if args.replot:
+        df = pd.read_csv(RESULTS / f"nonsmooth{suffix}.csv")
+        plot(df, RESULTS / f"nonsmooth{suffix}_vs_n.png", RESULTS / f"nonsmooth{suffix}_vs_eps.png", epsilons[0])
+        return
     root = np.random.SeedSequence(args.root_seed)
     pop_ss, run_ss = root.spawn(2)
     populations = {d: make_phase_retrieval(POPULATION, d, rng=np.random.default_rng(s))
