@@ -6,8 +6,10 @@ seeds, band = +-1 std). The x-axis is the fraction of the run (DP-TOFW: samples 
 Frank-Wolfe iterations; NoisySGD: SGD steps, curve = running iterate average, i.e. the output if stopped).
 The paper's claim: DP-TOFW is robust to the learning-rate scale, NoisySFW and NoisySGD are not.
 
-Usage: python sims/fig5_2.py [--quick] [--seeds 10] [--workers 2]
-Writes results/fig5_2.png, results/fig5_2.csv (curves) and results/fig5_2.md (command, final SubOpt).
+Usage: python sims/fig5_2.py [--quick] [--seeds 10] [--workers 2] [--epsilon 1]
+Writes results/fig5_2.png, results/fig5_2.csv (curves) and results/fig5_2.md (command, final SubOpt);
+``--epsilon 30`` (the privacy level the paper's OFW numbers correspond to, see results/table5_1.diag.md)
+writes results/fig5_2.eps30.*.
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ POINTS = 40
 
 
 def curves(task: tuple) -> list[dict]:
-    """SubOpt curves of every scale of one (algo, p, seed)."""
-    algo, p, T, d, seed = task
+    """SubOpt curves of every scale of one (algo, p, seed) at privacy level epsilon."""
+    algo, p, T, d, seed, epsilon = task
     data = make_data(T, d, p, seed)
     scales = GRIDS[(algo, p)]
     rows = []
@@ -49,14 +51,14 @@ def curves(task: tuple) -> list[dict]:
 
     if algo == "NoisySGD":
         rng = np.random.default_rng(seed_sequence(T, d, p, seed, 1, 2))
-        results = make_optimizer(algo, T, d, p, 1.0, rng).fit_scales(
+        results = make_optimizer(algo, T, d, p, 1.0, rng, epsilon=epsilon).fit_scales(
             data["X"], data["y"], list(scales), record=True, record_points=POINTS)
         for scale, r in zip(scales, results):
             emit(scale, r.history, r.history_steps, T * T)
         return rows
     for k, scale in enumerate(scales):
         rng = np.random.default_rng(seed_sequence(T, d, p, seed, 1, 0 if algo == "OFW" else 1, k))
-        opt = make_optimizer(algo, T, d, p, scale, rng)
+        opt = make_optimizer(algo, T, d, p, scale, rng, epsilon=epsilon)
         if algo == "OFW":
             r = opt.run(data["X"], data["y"], record_every=max(T // POINTS, 1))
             emit(scale, r.history, r.history_steps, T)
@@ -66,7 +68,7 @@ def curves(task: tuple) -> list[dict]:
     return rows
 
 
-def plot(df: pd.DataFrame, path: Path, T: int, d: int) -> None:
+def plot(df: pd.DataFrame, path: Path, T: int, d: int, epsilon: float) -> None:
     fig, axes = plt.subplots(1, 4, figsize=(17, 3.8))
     titles = {"OFW": "DP-TOFW", "NoisySFW": "NoisySFW", "NoisySGD": "NoisySGD"}
     for ax, (algo, p) in zip(axes, PANELS):
@@ -81,7 +83,7 @@ def plot(df: pd.DataFrame, path: Path, T: int, d: int) -> None:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     axes[0].set_ylabel("SubOpt (test)")
-    fig.suptitle(f"SubOpt under learning-rate scalings, T = {T}, d = {d}, (1, 1/T)-DP")
+    fig.suptitle(f"SubOpt under learning-rate scalings, T = {T}, d = {d}, ({epsilon:g}, 1/T)-DP")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -92,9 +94,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="T = 500, 2 seeds")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--epsilon", type=float, default=1.0,
+                        help="privacy level (the paper: 1); other values write fig5_2.eps<E>.*")
     args = parser.parse_args(argv)
     T, d, seeds = (500, 10, min(args.seeds, 2)) if args.quick else (2000, 10, args.seeds)
-    todo = [(algo, p, T, d, s) for algo, p in PANELS for s in range(seeds)]
+    todo = [(algo, p, T, d, s, args.epsilon) for algo, p in PANELS for s in range(seeds)]
     start = time.perf_counter()
     rows = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
@@ -102,13 +106,13 @@ def main(argv: list[str] | None = None) -> None:
             rows += fut.result()
     wall = time.perf_counter() - start
     df = pd.DataFrame(rows)
-    suffix = ".quick" if args.quick else ""
+    suffix = (".quick" if args.quick else "") + ("" if args.epsilon == 1.0 else f".eps{args.epsilon:g}")
     RESULTS.mkdir(exist_ok=True)
     df.to_csv(RESULTS / f"fig5_2{suffix}.csv", index=False)
-    plot(df, RESULTS / f"fig5_2{suffix}.png", T, d)
+    plot(df, RESULTS / f"fig5_2{suffix}.png", T, d, args.epsilon)
     final = df[df.progress == 1.0].groupby(["algo", "p", "lr_scale"])["subopt"].agg(["mean", "std"]).reset_index()
     command = "python " + " ".join(shlex.quote(a) for a in [f"sims/{Path(__file__).name}", *sys.argv[1:]])
-    lines = [f"# Figure 5.2 reproduction (T = {T}, d = {d}, {seeds} seeds)", "", f"Command: `{command}` "
+    lines = [f"# Figure 5.2 reproduction (T = {T}, d = {d}, epsilon = {args.epsilon:g}, {seeds} seeds)", "", f"Command: `{command}` "
              f"(wall-clock {wall:.0f} s)", "", "Final SubOpt per learning-rate scale (mean ± std over seeds):", "",
              "| algo | p | scale | SubOpt |", "|---|---|---|---|"]
     lines += [f"| {r.algo} | {'inf' if math.isinf(r.p) else r.p} | {r.lr_scale:g} | {r.mean:.3g} ± {r.std:.2g} |"
