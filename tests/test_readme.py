@@ -28,3 +28,12 @@ def test_custom_agent_example_runs_and_learns(capsys):
     from dpbandit.agents import Agent
 
     assert issubclass(agent_cls, Agent)
+
+
+def test_every_python_block_in_readme_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # blocks may write plots under out/
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    assert len(blocks) >= 3
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"README-block-{i}", "exec"), {})
+    assert (tmp_path / "out" / "quickstart.png").exists()
