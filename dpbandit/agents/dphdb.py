@@ -45,7 +45,8 @@ import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
-from dpbandit.optim.pofw import POFWBank, POFWPrivacy
+from dpbandit.agents.linear import play_loop
+from dpbandit.optim.pofw import POFWBank, POFWPrivacy, line8_scale
 from envs.links import Link, get_link
 
 __all__ = ["DPHDB", "default_warmup"]
@@ -220,6 +221,51 @@ class DPHDB(Agent):
         self.round += 1
         if self.round == self.n_arms * self.warmup:
             self.frozen_theta = self.bank.theta.copy()
+
+    def play_block(self, observations: np.ndarray, rewards: np.ndarray, *, compiled: bool = True) -> np.ndarray:
+        """Play consecutive rounds: contexts ``(m, d)``, every arm's reward ``(m, K)`` -> actions ``(m,)``.
+
+        Equivalent to ``act`` then ``update`` with ``rewards[s, action]`` round by round (the
+        pure-numpy path, ``compiled=False``). The compiled path (:mod:`dpbandit.agents.kernels.hdb`,
+        identity link with noise on; otherwise the numpy path runs) draws the same Laplace numbers
+        and breaks ties with the same generator, so the actions are identical.
+        """
+        X = np.asarray(observations, dtype=float)
+        R = np.asarray(rewards, dtype=float)
+        if X.ndim != 2 or X.shape[1] != self.dim or R.shape != (X.shape[0], self.n_arms):
+            raise ValueError(
+                f"Expected observations (m, {self.dim}) and rewards (m, {self.n_arms}), got {X.shape} and {R.shape}."
+            )
+        if not compiled or not self.noise or self.link.name != "identity" or type(self) is not DPHDB:
+            return play_loop(self, X, R)
+        if X.size and np.max(np.abs(X)) > self.feature_bound * (1.0 + 1e-12):
+            raise ValueError(f"Expected ||observation||_inf <= feature_bound={self.feature_bound}.")
+        if not np.all(np.isfinite(R)):
+            raise ValueError("Expected finite rewards.")
+        from dpbandit.agents import kernels
+        from dpbandit.agents.kernels.hdb import play
+
+        bank, cal = self.bank, self.bank.privacy_calibration
+        scale1 = float(line8_scale(np.ones(1), radius=bank.radius, smoothness=bank.smoothness,
+                                   lipschitz=bank.lipschitz, privacy=cal)[0])
+        actions = np.empty(X.shape[0], dtype=np.int64)
+        state = np.array([self.round], dtype=np.int64)
+        ties = np.empty(self.n_arms, dtype=np.int64)
+        start, chosen = 0, -1
+        while start < X.shape[0]:
+            frozen = self.frozen_theta if self.frozen_theta is not None else bank.theta
+            status, start, n = play(X, R, actions, start, chosen, state, bank.theta, bank.theta_prev,
+                                    bank.direction, bank.t, frozen, bank.rng, cal.n_steps, self.warmup,
+                                    bank.radius, scale1, self.clip_norm, self.h_sub, ties)
+            self.round = int(state[0])
+            chosen = -1
+            if status == kernels.TIE:
+                chosen = int(self._tie_rng.choice(ties[:n].copy()))
+            elif status == kernels.WARMUP_END:
+                self.frozen_theta = bank.theta.copy()
+            elif status == kernels.STEP_LIMIT:
+                raise RuntimeError(f"An instance would exceed its n_steps={cal.n_steps} calibrated steps.")
+        return actions
 
     @property
     def privacy(self) -> PrivacyGuarantee | None:

@@ -24,6 +24,16 @@ from dpbandit import _validate
 from dpbandit.agents.base import Agent
 
 
+def play_loop(agent: Agent, observations: np.ndarray, rewards: np.ndarray) -> np.ndarray:
+    """The pure-numpy block path: ``act`` then ``update`` with ``rewards[s, action]``, round by round."""
+    actions = np.empty(len(observations), dtype=np.int64)
+    for s, observation in enumerate(observations):
+        action = agent.act(observation)
+        agent.update(observation, action, float(rewards[s, action]))
+        actions[s] = action
+    return actions
+
+
 class LinearUCBAgent(Agent):
     """Shared maths of the linear-UCB family; subclasses choose features, statistics and width.
 
@@ -103,6 +113,39 @@ class LinearUCBAgent(Agent):
         features = self._arm_features(observation)
         self._record(self._model_of(action), features[action], reward)
         self.t += 1
+
+    def play_block(self, observations: np.ndarray, rewards: np.ndarray, *, compiled: bool = True) -> np.ndarray:
+        """Play consecutive rounds: observations ``(m, ...)``, every arm's reward ``(m, K)`` -> actions ``(m,)``.
+
+        Equivalent to ``act`` then ``update`` with ``rewards[s, action]`` round by round (the
+        pure-numpy path, ``compiled=False``, also used by agents without a kernel). Disjoint
+        :class:`LinUCB` and :class:`GreedyLeastSquares` run :mod:`dpbandit.agents.kernels.linucb`,
+        which breaks ties with the same generator, so the actions are identical.
+        """
+        X = np.asarray(observations, dtype=float)
+        R = np.asarray(rewards, dtype=float)
+        if R.shape != (X.shape[0], self.n_arms):
+            raise ValueError(f"Expected rewards of shape ({X.shape[0]}, {self.n_arms}), got {R.shape}.")
+        if not compiled or type(self) not in (LinUCB, GreedyLeastSquares):
+            return play_loop(self, X, R)
+        if X.shape[1:] != (self.dim,):
+            raise ValueError(f"Expected observations of shape (m, {self.dim}), got {X.shape}.")
+        if not (np.all(np.isfinite(X)) and np.all(np.isfinite(R))):
+            raise ValueError("Expected finite observations and rewards.")
+        from dpbandit.agents import kernels
+        from dpbandit.agents.kernels.linucb import play
+
+        actions = np.empty(X.shape[0], dtype=np.int64)
+        ties = np.empty(self.n_arms, dtype=np.int64)
+        start, chosen = 0, -1
+        while start < X.shape[0]:
+            status, stop, n = play(X, R, actions, start, chosen, self.v_inv, self.u, self.theta_hat,
+                                   float(self._width()), ties)
+            self.t += stop - start
+            start, chosen = stop, -1
+            if status == kernels.TIE:
+                chosen = int(self.rng.choice(ties[:n].copy()))
+        return actions
 
     @property
     def params(self) -> dict[str, Any]:

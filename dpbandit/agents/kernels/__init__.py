@@ -1,0 +1,17 @@
+"""Compiled inner loops (numba, ``cache=True``) of the built-in agents' ``play_block`` fast paths.
+
+Each kernel runs the per-round recursion of one agent over a block of rounds, in place on the
+agent's own state arrays, drawing its privacy noise from the agent's ``numpy.random.Generator``
+inside the compiled code (numba reproduces NumPy's draws for ``laplace``, verified by
+``tests/agents/test_fast_paths.py``). A kernel returns ``(status, round)``: it stops early when
+the Python side must act (a tie to break with the agent's tie-breaking generator, the end of a
+warm-up, a calibration limit), so the compiled and pure-numpy paths consume every stream in the
+same order and play the same actions.
+"""
+
+from __future__ import annotations
+
+#: Status codes returned by the kernels.
+DONE, TIE, WARMUP_END, STEP_LIMIT = 0, 1, 2, 3
+
+__all__ = ["DONE", "STEP_LIMIT", "TIE", "WARMUP_END"]

@@ -1,0 +1,113 @@
+"""DP-HDB (Algorithm 3 of 004) over K DP-POFW instances (Algorithm 2), identity link, compiled.
+
+Mirrors :meth:`dpbandit.agents.dphdb.DPHDB.act` / ``update`` and
+:meth:`dpbandit.optim.pofw.POFWBank.step` operation by operation: the same clipped gradients,
+recursion ``d_t = g_t + (1 - rho_t)(d_{t-1} - g_{t-1})``, report-noisy-min over the 2d vertices
+with one ``rng.laplace(0, 1)`` draw per vertex in C order over ``(instances, 2d)`` on the scores
+divided by the line-8 scale ``b_t = scale1 / sqrt(t)``, and the Frank-Wolfe step
+``theta + (v - theta) / (t + 1)``. Only the summation order of the dot products ``x^T theta``
+differs (sequential here), so iterates agree to rounding and the actions are identical.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from dpbandit.agents.kernels import DONE, STEP_LIMIT, TIE, WARMUP_END
+
+
+@numba.njit(cache=True)
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    s = 0.0
+    for j in range(a.shape[0]):
+        s += a[j] * b[j]
+    return s
+
+
+@numba.njit(cache=True)
+def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, radius, scale1, clip_norm):
+    """One Algorithm 2 step of instance ``i``: on ``(x, reward)`` if ``real``, else on (0, zeta(0)=0)."""
+    d = theta.shape[1]
+    t = counts[i] + 1
+    keep = t / (t + 1.0)
+    if real:
+        x_norm = 0.0
+        for j in range(d):
+            x_norm = max(x_norm, abs(x[j]))
+        limit = clip_norm / (x_norm if x_norm > 0 else 1.0)
+        c_now = min(max(_dot(x, theta[i]) - reward, -limit), limit)
+        c_prev = min(max(_dot(x, theta_prev[i]) - reward, -limit), limit)
+        for j in range(d):
+            direction[i, j] = c_now * x[j] + keep * (direction[i, j] - c_prev * x[j])
+    else:  # the synthetic item has zero gradient: d_t = (1 - rho_t) d_{t-1}
+        for j in range(d):
+            direction[i, j] = keep * direction[i, j]
+    scale = scale1 / math.sqrt(t)
+    best, best_val = 0, np.inf
+    for j in range(2 * d):
+        s = radius * direction[i, j] if j < d else radius * -direction[i, j - d]
+        val = s / scale + rng.laplace(0.0, 1.0)
+        if val < best_val:
+            best, best_val = j, val
+    index = best % d
+    vertex = radius if best < d else -radius
+    for j in range(d):
+        old = theta[i, j]
+        theta_prev[i, j] = old
+        theta[i, j] = old + ((vertex if j == index else 0.0) - old) / (t + 1.0)
+    counts[i] = t
+
+
+@numba.njit(cache=True)
+def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, counts, frozen, rng,
+         n_steps, warmup, radius, scale1, clip_norm, h_sub, ties):
+    """Play rounds ``start..`` of the block ``X (m, d)``, ``R (m, K)``; write ``actions``.
+
+    ``state[0]`` is the agent's round counter; ``chosen >= 0`` is the action of round ``start``
+    (a tie the caller broke). Returns ``(status, round, n_ties)``; on ``TIE`` the candidate arms
+    are ``ties[:n_ties]``.
+    """
+    m, K = R.shape
+    forced_rounds = K * warmup
+    scores = np.empty(K)
+    for s in range(start, m):
+        x = X[s]
+        if state[0] < forced_rounds:  # lines 3-10: forced sampling, only the pulled arm steps
+            a = state[0] // warmup
+            if counts[a] + 1 > n_steps:
+                return STEP_LIMIT, s, 0
+            _pofw_step(a, x, R[s, a], True, theta, theta_prev, direction, counts, rng, radius, scale1, clip_norm)
+        else:
+            if s == start and chosen >= 0:
+                a = chosen
+            else:  # lines 13-14: pre-selection with the frozen iterates, greedy with the current ones
+                top = -np.inf
+                for k in range(K):
+                    scores[k] = _dot(frozen[k], x)
+                    top = max(top, scores[k])
+                best = -np.inf
+                for k in range(K):
+                    scores[k] = _dot(theta[k], x) if scores[k] > top - h_sub / 2.0 else -np.inf
+                    best = max(best, scores[k])
+                n = 0
+                for k in range(K):
+                    if scores[k] == best:
+                        ties[n] = k
+                        n += 1
+                if n > 1:
+                    return TIE, s, n
+                a = ties[0]
+            for k in range(K):
+                if counts[k] + 1 > n_steps:
+                    return STEP_LIMIT, s, 0
+            for k in range(K):  # lines 15-17: every arm steps, the others on (0, zeta(0))
+                _pofw_step(k, x, R[s, a], k == a, theta, theta_prev, direction, counts, rng, radius, scale1,
+                           clip_norm)
+        actions[s] = a
+        state[0] += 1
+        if state[0] == forced_rounds:
+            return WARMUP_END, s + 1, 0
+    return DONE, m, 0
