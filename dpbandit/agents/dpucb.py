@@ -11,7 +11,9 @@ Statistics. One tree (:func:`dpbandit.privacy.tree.gaussian_tree`, symmetric nod
 features and rewards. With ``M_t`` its noisy prefix sum over the rounds so far,
 ``V_t = M_t[:D, :D] + 2 Upsilon I`` (the shifted regulariser) and ``u_t = M_t[:D, D]``;
 ``theta_t = V_t^{-1} u_t`` and the widths ``||x||_{V_t^{-1}}`` come from one Cholesky factor
-(triangular solves, never an explicit inverse). Each tree node is drawn once, when it completes.
+(triangular solves, never an explicit inverse). Each tree node is drawn once, when it completes;
+the tree keeps running sums per level (``cumulative=True``), so a step costs one noise draw, O(1)
+matrix additions and one O(D^3) factorisation; memory is O(D^2 log T) (no T x D x D array).
 
 Constants (m = 1 + ceil(log2 T), D = feature dimension, alpha = failure probability):
 
@@ -126,9 +128,9 @@ class DPUCB(SharedLinUCB):
         self.rng = self._tie_rng  # LinearUCBAgent.act breaks ties with self.rng
         shape = (D + 1, D + 1)
         self.tree: TreeAggregator = (
-            gaussian_tree(shape, self.sigma_noise, tree_rng, T, symmetric=True)
+            gaussian_tree(shape, self.sigma_noise, tree_rng, T, symmetric=True, cumulative=True)
             if self.noise
-            else TreeAggregator(shape, noise=None, rng=tree_rng, horizon=T)
+            else TreeAggregator(shape, noise=None, rng=tree_rng, horizon=T, cumulative=True)
         )
         self.clipped_rewards = 0
         self._set_statistics(np.zeros(shape))
@@ -144,20 +146,21 @@ class DPUCB(SharedLinUCB):
     def _set_statistics(self, noisy_sum: np.ndarray) -> None:
         """V_t = top-left block + 2 Upsilon I, u_t = top-right column; Cholesky factor and theta_t."""
         D = self.dim
-        self.gram = noisy_sum[:D, :D] + 2.0 * self.upsilon * np.eye(D)
+        self.gram = noisy_sum[:D, :D].copy()
+        self.gram.flat[:: D + 1] += 2.0 * self.upsilon
         self.u[0] = noisy_sum[:D, D]
-        try:
-            self._chol = linalg.cholesky(self.gram, lower=True)
+        try:  # the tree's inputs are validated finite, so the Cholesky input is finite
+            self._chol = linalg.cholesky(self.gram, lower=True, check_finite=False)
         except linalg.LinAlgError as err:
             raise linalg.LinAlgError(
                 f"V_t is not positive definite at t={self.t}: the tree noise left the "
                 f"(rho_min, rho_max, gamma)-accurate event (probability <= alpha={self.confidence})."
             ) from err
-        self.theta_hat[0] = linalg.cho_solve((self._chol, True), self.u[0])
+        self.theta_hat[0] = linalg.cho_solve((self._chol, True), self.u[0], check_finite=False)
 
     def _mean_and_variance(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         mean = features @ self.theta_hat[0]
-        w = linalg.solve_triangular(self._chol, features.T, lower=True)
+        w = linalg.solve_triangular(self._chol, features.T, lower=True, check_finite=False)
         return mean, np.einsum("ij,ij->j", w, w)
 
     def _record(self, model: int, feature: np.ndarray, reward: float) -> None:

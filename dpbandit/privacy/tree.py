@@ -69,8 +69,13 @@ class TreeAggregator:
             i.i.d. node noises (called with ``n = 1`` once per completed node).
         rng: generator of the privacy-noise stream.
         horizon: number of steps ``T`` if known (fixes ``depth``; steps beyond it raise); ``None`` = unbounded.
+        cumulative: ``False`` (default) sums the ``popcount(t)`` stored nodes at every step, lowest level
+            first. ``True`` keeps, per level ``k``, the running sum of the stored nodes at levels ``>= k``
+            (accumulated from the highest level down), so each step costs ``O(1)`` array additions instead
+            of ``O(log t)``; same node draws and law, the prefix sums agree to rounding (summation order).
 
-    Memory is ``O(prod(shape) * depth)``: one exact partial sum and one noise value per level.
+    Memory is ``O(prod(shape) * depth)``: one exact partial sum and one noise value per level (and one running
+    sum per level with ``cumulative=True``).
 
     >>> import numpy as np
     >>> tree = TreeAggregator((2,), noise=None, rng=np.random.default_rng(0))
@@ -85,6 +90,7 @@ class TreeAggregator:
         noise: NoiseFn | None,
         rng: np.random.Generator,
         horizon: int | None = None,
+        cumulative: bool = False,
     ) -> None:
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
         for k, n in enumerate(shape):
@@ -98,6 +104,8 @@ class TreeAggregator:
         self._t = 0
         self._exact: list[np.ndarray] = []  # exact sum of the stored node at each level
         self._node_noise: list[np.ndarray] = []  # its noise draw (zeros when noise is None)
+        self.cumulative = bool(cumulative)
+        self._running: list[np.ndarray] = []  # cumulative=True: sum of the stored nodes at levels >= k
 
     nodes_in_prefix = staticmethod(nodes_in_prefix)
 
@@ -136,7 +144,21 @@ class TreeAggregator:
         else:
             self._exact[level] = block
             self._node_noise[level] = draw
+        if self.cumulative:
+            return self._running_prefix(level)
         return self._prefix()
+
+    def _running_prefix(self, level: int) -> np.ndarray:
+        """Prefix = running sum of the set bits above ``level`` + the node just stored (``level = ctz(t)``)."""
+        node = self._exact[level] + self._node_noise[level]
+        higher = self._t >> (level + 1)
+        if higher:
+            node = self._running[level + 1 + ((higher & -higher).bit_length() - 1)] + node
+        if level == len(self._running):
+            self._running.append(node)
+        else:
+            self._running[level] = node
+        return node.copy()
 
     def _prefix(self) -> np.ndarray:
         out = np.zeros(self.shape)
@@ -152,11 +174,13 @@ def gaussian_tree(
     rng: np.random.Generator,
     horizon: int | None,
     symmetric: bool = False,
+    cumulative: bool = False,
 ) -> TreeAggregator:
     """A :class:`TreeAggregator` with ``N(0, sigma^2)`` node noise per coordinate.
 
     With ``symmetric=True`` the shape must be ``(d, d)`` and each node gets ``symmetric_gaussian`` noise
     ``(Z + Z^T)/sqrt(2)`` (off-diagonal variance ``sigma^2``, diagonal ``2 sigma^2``), for Gram matrices.
+    ``cumulative`` is passed to :class:`TreeAggregator` (O(1) work per step).
     Privacy per node: Gaussian with noise multiplier ``sigma / Delta_2`` (vectors) or ``sqrt(2) sigma / Delta_F``
     (symmetric); over the stream use ``accounting.tree_aggregation_event``.
     """
@@ -174,6 +198,6 @@ def gaussian_tree(
         def noise(g: np.random.Generator, n: int) -> np.ndarray:
             return gaussian(g, sigma, (n, *shape))
 
-    return TreeAggregator(shape, noise=noise, rng=rng, horizon=horizon)
+    return TreeAggregator(shape, noise=noise, rng=rng, horizon=horizon, cumulative=cumulative)
 
 
