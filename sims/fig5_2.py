@@ -76,8 +76,10 @@ def plot(df: pd.DataFrame, path: Path, T: int, d: int, epsilon: float) -> None:
         for scale, g in sub.groupby("lr_scale"):
             stats = g.groupby("progress")["subopt"].agg(["mean", "std"]).reset_index()
             ax.plot(stats.progress, stats["mean"], label=f"scale {scale:g}")
-            ax.fill_between(stats.progress, stats["mean"] - stats["std"], stats["mean"] + stats["std"], alpha=0.15)
-        ax.set_title(f"({'abcd'[PANELS.index((algo, p))]}) {titles[algo]}, p = {'inf' if math.isinf(p) else p}")
+            lo, hi = stats["mean"] - stats["std"], stats["mean"] + stats["std"]
+            ax.fill_between(stats.progress, lo, hi, alpha=0.15)
+        panel = "abcd"[PANELS.index((algo, p))]
+        ax.set_title(f"({panel}) {titles[algo]}, p = {'inf' if math.isinf(p) else p}")
         ax.set_xlabel("fraction of the run")
         ax.set_yscale("log")
         ax.grid(alpha=0.3)
@@ -110,13 +112,15 @@ def main(argv: list[str] | None = None) -> None:
     RESULTS.mkdir(exist_ok=True)
     df.to_csv(RESULTS / f"fig5_2{suffix}.csv", index=False)
     plot(df, RESULTS / f"fig5_2{suffix}.png", T, d, args.epsilon)
-    final = df[df.progress == 1.0].groupby(["algo", "p", "lr_scale"])["subopt"].agg(["mean", "std"]).reset_index()
+    final = df[df.progress == 1.0].groupby(["algo", "p", "lr_scale"])["subopt"].agg(["mean", "std"])
+    final = final.reset_index()
     command = "python " + " ".join(shlex.quote(a) for a in [f"sims/{Path(__file__).name}", *sys.argv[1:]])
-    lines = [f"# Figure 5.2 reproduction (T = {T}, d = {d}, epsilon = {args.epsilon:g}, {seeds} seeds)", "", f"Command: `{command}` "
-             f"(wall-clock {wall:.0f} s)", "", "Final SubOpt per learning-rate scale (mean ± std over seeds):", "",
+    lines = [f"# Figure 5.2 reproduction (T = {T}, d = {d}, epsilon = {args.epsilon:g}, {seeds} seeds)", "",
+             f"Command: `{command}` (wall-clock {wall:.0f} s)", "",
+             "Final SubOpt per learning-rate scale (mean ± std over seeds):", "",
              "| algo | p | scale | SubOpt |", "|---|---|---|---|"]
-    lines += [f"| {r.algo} | {'inf' if math.isinf(r.p) else r.p} | {r.lr_scale:g} | {r.mean:.3g} ± {r.std:.2g} |"
-              for r in final.itertuples()]
+    lines += [f"| {r.algo} | {'inf' if math.isinf(r.p) else r.p} | {r.lr_scale:g} | "
+              f"{r.mean:.3g} ± {r.std:.2g} |" for r in final.itertuples()]
     (RESULTS / f"fig5_2{suffix}.md").write_text("\n".join(lines) + "\n")
     print(f"fig5_2: wall-clock {wall:.1f} s")
 

@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     rows = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        for fut in tqdm(as_completed([pool.submit(timed_curves, t) for t in todo]), total=len(todo), desc="fig5_3"):
+        futures = [pool.submit(timed_curves, t) for t in todo]
+        for fut in tqdm(as_completed(futures), total=len(todo), desc="fig5_3"):
             rows += fut.result()
     wall = time.perf_counter() - start
     df = pd.DataFrame(rows)
@@ -81,8 +82,8 @@ def main(argv: list[str] | None = None) -> None:
             label = {"OFW": "DP-TOFW", "NoisySFW": "NoisySFW"}[r.algo] + f" (scale {r.lr_scale:g})"
             ax.plot(stats.t, stats.m, label=label)
             ax.fill_between(stats.t, stats.m - stats.s, stats.m + stats.s, alpha=0.2)
-            lines.append(f"| {T} | {d} | {r.algo} | {r.lr_scale:g} | {stats.m.iloc[-1]:.3g} ± {stats.s.iloc[-1]:.2g} "
-                         f"| {stats.t.iloc[-1]:.3g} |")
+            m, s, t = stats.m.iloc[-1], stats.s.iloc[-1], stats.t.iloc[-1]
+            lines.append(f"| {T} | {d} | {r.algo} | {r.lr_scale:g} | {m:.3g} ± {s:.2g} | {t:.3g} |")
         ax.set_title(f"T = {T}, d = {d}, p = 1.5")
         ax.set_xlabel("wall-clock (s)")
         ax.set_ylabel("SubOpt (test)")
@@ -96,9 +97,9 @@ def main(argv: list[str] | None = None) -> None:
     plt.close(fig)
     df.to_csv(RESULTS / f"fig5_3{suffix}.csv", index=False)
     command = "python " + " ".join(shlex.quote(a) for a in [f"sims/{Path(__file__).name}", *sys.argv[1:]])
-    md = [f"# Figure 5.3 reproduction ({seeds} seeds)", "", f"Command: `{command}` (wall-clock {wall:.0f} s)", "",
-          "Wall-clock was measured on a machine shared with other jobs (2 cores, load ~10), so absolute times are "
-          "inflated; the ordering is what matters.", "",
+    md = [f"# Figure 5.3 reproduction ({seeds} seeds)", "", f"Command: `{command}` (wall-clock {wall:.0f} s)",
+          "", "Wall-clock was measured on a machine shared with other jobs (2 cores, load ~10), so absolute "
+          "times are inflated; the ordering is what matters.", "",
           "| T | d | algo | best scale | final SubOpt | run time (s) |", "|---|---|---|---|---|---|", *lines]
     (RESULTS / f"fig5_3{suffix}.md").write_text("\n".join(md) + "\n")
     print(f"fig5_3: wall-clock {wall:.1f} s")
