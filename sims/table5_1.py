@@ -57,7 +57,7 @@ GRIDS = {  # learning-rate scales of the authors' execute.sh (notes Section 4.1)
 }
 BASELINE = {1.5: "NoisySFW", math.inf: "NoisySGD"}
 
-# Table 5.1 of the paper: (T, d, p, algo) -> (risk mean, risk std, subopt mean, subopt std, time mean, time std)
+# Table 5.1 of the paper: (T, d, p, algo) -> (risk mean, std, subopt mean, std, time mean, std)
 PAPER = {
     (1000, 5, 1.5, "NoisySFW"): (0.0885, 0.00907, 0.522, 0.0565, 0.0189, 0.00216),
     (1000, 5, 1.5, "OFW"): (0.00536, 0.00155, 0.0172, 0.00987, 0.0929, 0.00157),
@@ -205,12 +205,14 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
                   subopt_std=("subopt", "std"), time_mean=("time", "mean"), time_std=("time", "std"),
                   cpu_mean=("cpu", "mean"), cpu_std=("cpu", "std"),
                   n_gradients=("n_gradients", "mean"), seeds=("seed", "nunique")).reset_index()
-    best = stats.loc[stats.groupby(["T", "d", "p", "algo", "epsilon"])["subopt_mean"].idxmin()].reset_index(drop=True)
+    best_index = stats.groupby(["T", "d", "p", "algo", "epsilon"])["subopt_mean"].idxmin()
+    best = stats.loc[best_index].reset_index(drop=True)
     paper = [PAPER.get((int(r.T), int(r.d), float(r.p), r.algo), (math.nan,) * 6) for r in best.itertuples()]
     cols = ["paper_risk_mean", "paper_risk_std", "paper_subopt_mean", "paper_subopt_std", "paper_time_mean",
             "paper_time_std"]
     best[cols] = pd.DataFrame(paper, columns=cols)
-    best["subopt_within_2std"] = (best.subopt_mean - best.paper_subopt_mean).abs() <= 2 * best.paper_subopt_std
+    gap = (best.subopt_mean - best.paper_subopt_mean).abs()
+    best["subopt_within_2std"] = gap <= 2 * best.paper_subopt_std
     return best
 
 
@@ -233,10 +235,12 @@ def claims(best: pd.DataFrame) -> list[str]:
         ratio = sgd.risk_mean / sgd.risk_mean_b
         speed = sgd.cpu_mean_b / sgd.cpu_mean
         grads = sgd.n_gradients_b / sgd.n_gradients
-        lines.append(f"- OFW risk within 2x of NoisySGD at p = inf: {int((ratio <= 2).sum())}/{len(sgd)} cells "
-                     f"(ratio {ratio.min():.2g} .. {ratio.max():.2g}).")
-        lines.append(f"- NoisySGD / OFW CPU time per run (NoisySGD amortised over its grid): {speed.min():.2g} .. "
-                     f"{speed.max():.2g}x; gradient evaluations: {grads.min():.0f} .. {grads.max():.0f}x (n^2 vs 2n).")
+        lines.append(f"- OFW risk within 2x of NoisySGD at p = inf: {int((ratio <= 2).sum())}/{len(sgd)} "
+                     f"cells (ratio {ratio.min():.2g} .. {ratio.max():.2g}).")
+        lines.append("- NoisySGD / OFW CPU time per run (NoisySGD amortised over its grid): "
+                     f"{speed.min():.2g} "
+                     f".. {speed.max():.2g}x; gradient evaluations: {grads.min():.0f} .. {grads.max():.0f}x "
+                     "(n^2 vs 2n).")
     return lines
 
 
@@ -246,16 +250,17 @@ def write_markdown(best: pd.DataFrame, runs: pd.DataFrame, wall: str, command: s
         "# Table 5.1 of 004 (Han et al.): reproduction",
         "",
         f"Command: `{command}`  ",
-        f"Wall-clock: **{wall}** on {os.cpu_count()} cores ({runs.seed.nunique()} seeds, "
-        f"{len(runs)} runs; the cores were shared with other jobs). CPU time of all runs: {cpu_total:.0f} s, "
+        f"Wall-clock: **{wall}** on {os.cpu_count()} cores ({runs.seed.nunique()} seeds, {len(runs)} runs; "
+        f"the cores were shared with other jobs). CPU time of all runs: {cpu_total:.0f} s, "
         f"i.e. **{cpu_total / 2:.0f} s** on 2 dedicated cores.",
         "",
         "Setting: y = <x, theta> + N(0, 0.05^2), x ~ N(0, 0.05^2 I) normalised to ||x||_q = 1, "
-        "theta = 1/||1||_p, squared loss with l_q gradient clipping at 1 (L = 1, beta = 2), l_p ball of radius 2, "
-        "(1, 1/T)-DP, test set 10,000; best learning-rate scale per algorithm (lowest mean SubOpt). "
-        "Ours: mean ± std over seeds; paper: Table 5.1. 'in' = our OFW SubOpt mean within the paper's mean ± 2 std. "
-        "Times are CPU seconds per run (process time; wall-clock per run is in the CSV, inflated by other jobs on "
-        "the machine). NoisySGD time is amortised over its learning-rate grid (one numba pass on shared randomness).",
+        "theta = 1/||1||_p, squared loss with l_q gradient clipping at 1 (L = 1, beta = 2), "
+        "l_p ball of radius 2, (1, 1/T)-DP, test set 10,000; best learning-rate scale per algorithm "
+        "(lowest mean SubOpt). Ours: mean ± std over seeds; paper: Table 5.1. 'in' = our OFW SubOpt "
+        "mean within the paper's mean ± 2 std. Times are CPU seconds per run (process time; wall-clock "
+        "per run is in the CSV, inflated by other jobs on the machine). NoisySGD time is amortised over "
+        "its learning-rate grid (one numba pass on shared randomness).",
         "",
         "| T | d | p | algo | scale | Risk (ours) | Risk (paper) | SubOpt (ours) | SubOpt (paper) | in | "
         "Time s (ours) | Time s (paper) |",
@@ -266,12 +271,14 @@ def write_markdown(best: pd.DataFrame, runs: pd.DataFrame, wall: str, command: s
         lines.append(
             f"| {r.T} | {r.d} | {'inf' if math.isinf(r.p) else r.p} | {r.algo} | {r.lr_scale:g} | "
             f"{_fmt(r.risk_mean, r.risk_std)} | {_fmt(r.paper_risk_mean, r.paper_risk_std)} | "
-            f"{_fmt(r.subopt_mean, r.subopt_std)} | {_fmt(r.paper_subopt_mean, r.paper_subopt_std)} | {inside} | "
+            f"{_fmt(r.subopt_mean, r.subopt_std)} | {_fmt(r.paper_subopt_mean, r.paper_subopt_std)} | "
+            f"{inside} | "
             f"{_fmt(r.cpu_mean, r.cpu_std)} | {_fmt(r.paper_time_mean, r.paper_time_std)} |"
         )
     ofw = best[(best.algo == "OFW") & best.paper_subopt_mean.notna()]
     lines += ["", f"OFW cells within the paper's mean ± 2 std (SubOpt): {int(ofw.subopt_within_2std.sum())}"
-              f"/{len(ofw)}.", *claims(best), "", "CPU time per algorithm (sum over all its runs; mean per run by T):", ""]
+              f"/{len(ofw)}.", *claims(best), "",
+              "CPU time per algorithm (sum over all its runs; mean per run by T):", ""]
     for algo, t in runs.groupby("algo")["cpu"].sum().items():
         per = runs[runs.algo == algo].groupby(["T"])["cpu"].mean()
         lines.append(f"- {algo}: total {t:.1f} s; mean per run by T: "
@@ -289,7 +296,8 @@ def write_diagnostic(best: pd.DataFrame, wall: float, command: str, path: Path) 
         f"Command: `{command}` (wall-clock {wall:.0f} s)",
         "",
         "DP-TOFW with the noise of Eq 3.2 calibrated for the epsilon in the column header (delta = 1/T, "
-        "same data, loss and learning-rate grid as the main table; best scale per cell). Mean SubOpt over seeds.",
+        "same data, loss and learning-rate grid as the main table; best scale per cell). "
+        "Mean SubOpt over seeds.",
         "",
         "| T | d | p | paper (eps = 1) | " + " | ".join(f"ours, eps = {e:g}" for e in eps) + " |",
         "|---|---|---|---|" + "---|" * len(eps),
@@ -309,9 +317,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--all-sgd", action="store_true", help="also run NoisySGD at (T, d) = (10000, 5)")
     parser.add_argument("--resume", action="store_true",
-                        help="skip tasks already in results/table5_1.partial.runs.csv (checkpoint of a killed run)")
+                        help="skip tasks in results/table5_1.partial.runs.csv (checkpoint of a killed run)")
     parser.add_argument("--summarise-only", metavar="WALL_CLOCK_NOTE",
-                        help="rebuild csv/md from results/table5_1.runs.csv; the note states the recorded wall-clock")
+                        help="rebuild csv/md from results/table5_1.runs.csv; the note gives the wall-clock")
     parser.add_argument("--ofw-epsilons", type=float, nargs="+", default=None,
                         help="diagnostic: run only OFW at these epsilons (writes table5_1.diag.*)")
     args = parser.parse_args(argv)
@@ -322,7 +330,8 @@ def main(argv: list[str] | None = None) -> None:
         runs = pd.read_csv(RESULTS / f"table5_1{suffix}.runs.csv")
         best = summarise(runs)
         best.to_csv(RESULTS / f"table5_1{suffix}.csv", index=False)
-        write_markdown(best, runs, args.summarise_only, "python sims/table5_1.py", RESULTS / f"table5_1{suffix}.md")
+        write_markdown(best, runs, args.summarise_only, "python sims/table5_1.py",
+                       RESULTS / f"table5_1{suffix}.md")
         return
     todo = tasks(Ts, ds, seeds, args.all_sgd, args.ofw_epsilons)
     rows = []
