@@ -78,7 +78,7 @@ class LinearUCBAgent(Agent):
         """Return ``<f_k, theta_hat_{m(k)}>`` and ``||f_k||^2_{V_{m(k)}^{-1}}`` for every arm."""
         if self.u.shape[0] == 1:
             mean = features @ self.theta_hat[0]
-            variance = np.einsum("ki,ij,kj->k", features, self.v_inv[0], features)
+            variance = np.einsum("ki,ki->k", features @ self.v_inv[0], features)  # BLAS product first
         else:
             mean = np.einsum("ki,ki->k", features, self.theta_hat)
             variance = np.einsum("ki,kij,kj->k", features, self.v_inv, features)
@@ -88,7 +88,7 @@ class LinearUCBAgent(Agent):
         """Add ``(feature, reward)`` to model ``model`` (Sherman-Morrison rank-one update)."""
         v_inv = self.v_inv[model]
         vf = v_inv @ feature
-        v_inv -= np.outer(vf, vf) / (1.0 + feature @ vf)
+        v_inv -= np.outer(vf / (1.0 + feature @ vf), vf)
         self.u[model] += reward * feature
         self.theta_hat[model] = v_inv @ self.u[model]
 

@@ -56,7 +56,7 @@ def play(X, R, actions, start, chosen, v_inv, u, theta_hat, alpha, ties):
             a = ties[0]
         reward = R[s, a]
         quad = 0.0
-        for i in range(d):
+        for i in range(d):  # vf = V^{-1} x, then V^{-1} -= (vf / (1 + x^T vf)) vf^T
             row = 0.0
             for j in range(d):
                 row += v_inv[a, i, j] * x[j]
@@ -64,8 +64,9 @@ def play(X, R, actions, start, chosen, v_inv, u, theta_hat, alpha, ties):
             quad += x[i] * row
         denom = 1.0 + quad
         for i in range(d):
+            c = vf[i] / denom
             for j in range(d):
-                v_inv[a, i, j] -= vf[i] * vf[j] / denom
+                v_inv[a, i, j] -= c * vf[j]
             u[a, i] += reward * x[i]
         for i in range(d):
             row = 0.0
