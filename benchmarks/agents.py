@@ -17,6 +17,8 @@ Per-arm agents (shared LinUCB, OFUL, DP-UCB) see block features of dimension D =
 
 from __future__ import annotations
 
+import _common  # noqa: F401  (first: one BLAS thread, set before numpy loads)
+
 import argparse
 import functools
 import math
@@ -33,7 +35,7 @@ GRID = [(50, 2), (50, 5), (500, 10), (5000, 10)]
 AGENTS = ["random", "linucb", "greedy", "shared-linucb", "oful", "dphdb", "dpucb"]
 HORIZON = 10_000
 PER_ARM = {"shared-linucb", "oful", "dpucb"}
-MAX_BYTES = 2**31  # 2 GB of agent state: larger configurations are reported as infeasible
+MAX_BYTES = 2**30  # 1 GB of agent state: larger configurations are reported as infeasible
 
 
 @numba.njit(cache=True)
@@ -51,7 +53,7 @@ def infeasible(name: str, d: int, K: int) -> str | None:
     if name in ("random", "dphdb"):
         return None
     if models * D * D * 8 > MAX_BYTES:
-        return f"{models} x {D} x {D} state > 2 GB"
+        return f"{models} x {D} x {D} state > 1 GB"
     if name == "dpucb" and D > 1000:
         return f"a {D} x {D} Cholesky and {(D + 1) ** 2:,} normals per round (~seconds per round)"
     return None

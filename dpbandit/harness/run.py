@@ -127,13 +127,13 @@ def _play_steps(agent: Agent, env: Any, obs: np.ndarray, record: np.ndarray) -> 
     return regrets, wall
 
 
-def _play_blocks(agent: Any, core: Any, record: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _play_blocks(agent: Any, core: Any, obs: np.ndarray, record: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The fast path: rounds from ``core.draw_rounds`` (bit-identical to stepping) fed to
     ``agent.play_block``; the pseudo-regret ``max_a mu_{t,a} - mu_{t,a_t}`` as ``env.step`` computes it.
     Wall times are taken at block ends (the recorded step's block)."""
     adapt = _observation_adapter(agent, core)
     horizon = record[-1]
-    per_round = int(np.prod(adapt(core.current_round()[0]).shape))
+    per_round = int(np.prod(adapt(obs).shape))
     block = max(1, BLOCK_ELEMENTS // per_round)
     regrets = np.empty(horizon)
     wall = np.empty(record.size)
@@ -175,7 +175,7 @@ def run_one(
     )
     record = recording_steps(horizon, n_points, spacing)
     if uses_block_path(agent) and hasattr(core, "draw_rounds"):
-        regrets, wall = _play_blocks(agent, core, record)
+        regrets, wall = _play_blocks(agent, core, obs, record)
     else:
         regrets, wall = _play_steps(agent, env, obs, record)
     env.close()
