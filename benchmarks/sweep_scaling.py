@@ -12,16 +12,20 @@ number of cores).
 
 from __future__ import annotations
 
-import argparse
 import os
-import tempfile
-import time
-from pathlib import Path
 
-import pandas as pd
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # one core per worker
+    os.environ.setdefault(_var, "1")
 
-from dpbandit.sweep import run_sweep
-from dpbandit.sweep.backends import available_cores
+import argparse  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+from dpbandit.sweep import run_sweep  # noqa: E402
+from dpbandit.sweep.backends import available_cores  # noqa: E402
 
 
 def config(horizon: int) -> dict:
