@@ -20,14 +20,6 @@ from dpbandit.agents.kernels import DONE, STEP_LIMIT, TIE, WARMUP_END
 
 
 @numba.njit(cache=True)
-def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    s = 0.0
-    for j in range(a.shape[0]):
-        s += a[j] * b[j]
-    return s
-
-
-@numba.njit(cache=True)
 def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, radius, scale1, clip_norm):
     """One Algorithm 2 step of instance ``i``: on ``(x, reward)`` if ``real``, else on (0, zeta(0)=0)."""
     d = theta.shape[1]
@@ -38,8 +30,12 @@ def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, ra
         for j in range(d):
             x_norm = max(x_norm, abs(x[j]))
         limit = clip_norm / (x_norm if x_norm > 0 else 1.0)
-        c_now = min(max(_dot(x, theta[i]) - reward, -limit), limit)
-        c_prev = min(max(_dot(x, theta_prev[i]) - reward, -limit), limit)
+        dot_now, dot_prev = 0.0, 0.0
+        for j in range(d):  # two independent sequential sums
+            dot_now += x[j] * theta[i, j]
+            dot_prev += x[j] * theta_prev[i, j]
+        c_now = min(max(dot_now - reward, -limit), limit)
+        c_prev = min(max(dot_prev - reward, -limit), limit)
         for j in range(d):
             direction[i, j] = c_now * x[j] + keep * (direction[i, j] - c_prev * x[j])
     else:  # the synthetic item has zero gradient: d_t = (1 - rho_t) d_{t-1}
@@ -47,17 +43,22 @@ def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, ra
             direction[i, j] = keep * direction[i, j]
     scale = scale1 / math.sqrt(t)
     best, best_val = 0, np.inf
-    for j in range(2 * d):
-        s = radius * direction[i, j] if j < d else radius * -direction[i, j - d]
-        val = s / scale + rng.laplace(0.0, 1.0)
+    for j in range(d):  # vertices +r e_j (draws in C order over the 2d vertices)
+        val = radius * direction[i, j] / scale + rng.laplace(0.0, 1.0)
         if val < best_val:
             best, best_val = j, val
+    for j in range(d):  # vertices -r e_j
+        val = radius * -direction[i, j] / scale + rng.laplace(0.0, 1.0)
+        if val < best_val:
+            best, best_val = d + j, val
     index = best % d
     vertex = radius if best < d else -radius
-    for j in range(d):
+    at_vertex = theta[i, index]
+    for j in range(d):  # Frank-Wolfe step towards 0 on every coordinate (vectorisable) ...
         old = theta[i, j]
         theta_prev[i, j] = old
-        theta[i, j] = old + ((vertex if j == index else 0.0) - old) / (t + 1.0)
+        theta[i, j] = old + (0.0 - old) / (t + 1.0)
+    theta[i, index] = at_vertex + (vertex - at_vertex) / (t + 1.0)  # ... and towards +-r on the vertex's
     counts[i] = t
 
 
@@ -73,6 +74,7 @@ def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, coun
     m, K = R.shape
     forced_rounds = K * warmup
     scores = np.empty(K)
+    forced = np.empty(K)
     for s in range(start, m):
         x = X[s]
         if state[0] < forced_rounds:  # lines 3-10: forced sampling, only the pulled arm steps
@@ -84,13 +86,17 @@ def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, coun
             if s == start and chosen >= 0:
                 a = chosen
             else:  # lines 13-14: pre-selection with the frozen iterates, greedy with the current ones
-                top = -np.inf
-                for k in range(K):
-                    scores[k] = _dot(frozen[k], x)
-                    top = max(top, scores[k])
+                forced[:] = 0.0
+                scores[:] = 0.0
+                for j in range(X.shape[1]):  # 2K independent sequential sums, interleaved over arms
+                    for k in range(K):
+                        forced[k] += frozen[k, j] * x[j]
+                        scores[k] += theta[k, j] * x[j]
+                top = forced.max()
                 best = -np.inf
                 for k in range(K):
-                    scores[k] = _dot(theta[k], x) if scores[k] > top - h_sub / 2.0 else -np.inf
+                    if not forced[k] > top - h_sub / 2.0:
+                        scores[k] = -np.inf
                     best = max(best, scores[k])
                 n = 0
                 for k in range(K):
