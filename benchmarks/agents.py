@@ -22,6 +22,7 @@ import _common  # noqa: F401  (first: one BLAS thread, set before numpy loads)
 import argparse
 import functools
 import math
+import sys
 import time
 
 import numba
@@ -171,7 +172,7 @@ def dphdb_full_runs(reps: int) -> str:
 
 
 def main(reps: int = 5, seconds: float = 0.3) -> str:
-    out = [f"Load average before: {load()}\n"]
+    out = [f"Load average before: {load()}. Steps/s: wall-clock median (CPU-time median in brackets).\n\n"]
     rows = []
     for d, K in GRID:
         for name in AGENTS:
@@ -184,9 +185,9 @@ def main(reps: int = 5, seconds: float = 0.3) -> str:
             same = name in ("random", "shared-linucb", "oful", "dpucb")
             floor = w.get("floor", math.nan)
             fc = w.get("floor_compiled", math.nan)
-            ratio = "-" if floor != floor else f"{floor / w['fast']:.2f}"
+            ratio = "-" if floor != floor else f"{floor / w['fast']:.2f} (CPU {c['floor'] / c['fast']:.2f})"
             if fc == fc:
-                ratio += f" (compiled floor: {fc / w['fast']:.2f})"
+                ratio += f"; compiled floor: {fc / w['fast']:.2f} (CPU {c['floor_compiled'] / c['fast']:.2f})"
             rows.append([
                 f"({d}, {K})",
                 name,
@@ -197,7 +198,7 @@ def main(reps: int = 5, seconds: float = 0.3) -> str:
                 ratio,
                 f"{r['n_fast']:,} / {r['n_numpy']:,}",
             ])
-            print(rows[-1], flush=True)
+            print(rows[-1], file=sys.stderr, flush=True)
     out.append(
         table(
             ["(d, K)", "agent", "steps/s wall (CPU)", "numpy path steps/s wall (CPU)", "fast/numpy",
