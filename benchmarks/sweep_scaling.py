@@ -1,6 +1,6 @@
 """Speed-up of a 40-cell sweep on 2 local worker processes versus 1.
 
-    python benchmarks/sweep_scaling.py                 # 40 cells of LinUCB, T = 600,000 (~1.5 s each)
+    python benchmarks/sweep_scaling.py                 # 40 cells of LinUCB, T = 1,500,000 (~1 s each)
     python benchmarks/sweep_scaling.py --repeats 3     # best of 3 for each worker count
     python benchmarks/sweep_scaling.py --horizon 2000  # quick smoke run (start-up dominates)
 
@@ -46,7 +46,7 @@ def timed(workers: int, horizon: int, root: Path) -> tuple[float, pd.DataFrame]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--horizon", type=int, default=600_000, help="rounds per cell (default 600,000)")
+    parser.add_argument("--horizon", type=int, default=1_500_000, help="rounds per cell (default 1,500,000)")
     parser.add_argument("--repeats", type=int, default=1, help="runs per worker count; the best counts")
     args = parser.parse_args()
     print(f"cores available: {available_cores()}; load average before: {os.getloadavg()}")
