@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable
 from importlib.metadata import version
 
-import numpy as np
 
 # one BLAS thread: a per-core figure, comparable across agents (set before numpy loads BLAS)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

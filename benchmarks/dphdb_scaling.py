@@ -20,7 +20,8 @@ import numpy as np
 from _common import fmt, interleaved, load, rounds, table  # noqa: I001  (sets BLAS threads first)
 from dpbandit.agents.dphdb import DPHDB
 
-CONFIGS = [(d, 5, 4000) for d in (20, 63, 200, 632, 2000)] + [(200, 2, 4000), (200, 10, 4000), (200, 5, 1000), (200, 5, 16000)]
+CONFIGS = [(d, 5, 4000) for d in (20, 63, 200, 632, 2000)]
+CONFIGS += [(200, 2, 4000), (200, 10, 4000), (200, 5, 1000), (200, 5, 16000)]
 
 
 def main(reps: int = 3) -> str:
@@ -43,12 +44,14 @@ def main(reps: int = 3) -> str:
         slope_d = np.polyfit(x[sweep], y[sweep], 1)[0]
         out.append((clock, slope_all, slope_d))
     rows = [
-        [d, K, f"{T:,}", f"{d * K * T:.2e}", f"{secs['wall'][(d, K, T)]:.3f}", f"{secs['cpu'][(d, K, T)]:.3f}",
+        [d, K, f"{T:,}", f"{d * K * T:.2e}",
+         f"{secs['wall'][(d, K, T)]:.3f}", f"{secs['cpu'][(d, K, T)]:.3f}",
          fmt(T / secs["wall"][(d, K, T)])]
         for d, K, T in CONFIGS
     ]
     fits = "\n".join(
-        f"- {clock} time: exponent {a:.3f} over all {len(CONFIGS)} points; {b:.3f} over the d sweep (d=20..2000)"
+        f"- {clock} time: exponent {a:.3f} over all {len(CONFIGS)} points; "
+        f"{b:.3f} over the d sweep (d=20..2000)"
         for clock, a, b in out
     )
     return (

@@ -46,7 +46,8 @@ def main(horizon: int = 10_000) -> str:
     dim = D * K
     naive = horizon * dim * dim * 8 / 2**30
     return (
-        f"DP-UCB (calibration 'paper', epsilon=1) on d={D}, K={K} (D={dim}), T={horizon:,}, whole harness run "
+        f"DP-UCB (calibration 'paper', epsilon=1) on d={D}, K={K} (D={dim}), T={horizon:,}, "
+        "whole harness run "
         f"(env, block features, agent; load {load_before} before, {load()} after):\n\n"
         f"- wall time {wall:.1f} s = {fmt(horizon / wall)} steps/s; CPU time {cpu:.1f} s = "
         f"{fmt(horizon / cpu)} steps/s\n"

@@ -74,7 +74,9 @@ def main(rounds: int = 2000, seeds: int = 3, reps: int = 3) -> str:
         reps,
     )
     wall, cpu = secs["wall"], secs["cpu"]
-    rows = [[k, fmt(rounds / wall[k]), fmt(rounds / cpu[k]), f"{wall['MABWiser'] / wall[k]:.1f}"] for k in wall]
+    rows = [
+        [k, fmt(rounds / wall[k]), fmt(rounds / cpu[k]), f"{wall['MABWiser'] / wall[k]:.1f}"] for k in wall
+    ]
     regrets = {"ours": [], "MABWiser": []}
     agree = []
     for seed in range(seeds):
@@ -85,7 +87,12 @@ def main(rounds: int = 2000, seeds: int = 3, reps: int = 3) -> str:
         regrets["MABWiser"].append(regret(a_mab, b.expected_rewards))
         agree.append(float(np.mean(a_ours == a_mab)))
     reg_rows = [
-        [k, f"{statistics.mean(v):.2f}", f"{statistics.stdev(v) if len(v) > 1 else 0:.2f}", ", ".join(f"{x:.2f}" for x in v)]
+        [
+            k,
+            f"{statistics.mean(v):.2f}",
+            f"{statistics.stdev(v) if len(v) > 1 else 0:.2f}",
+            ", ".join(f"{x:.2f}" for x in v),
+        ]
         for k, v in regrets.items()
     ]
     return (

@@ -17,7 +17,12 @@ import _common
 
 HERE = pathlib.Path(__file__).resolve().parent
 SECTIONS = [
-    ("Steps per second, random-number floor, numpy path", "agents.py", ["--reps", "5"], ["--reps", "2", "--seconds", "0.1"]),
+    (
+        "Steps per second, random-number floor, numpy path",
+        "agents.py",
+        ["--reps", "5"],
+        ["--reps", "2", "--seconds", "0.1"],
+    ),
     ("LinUCB vs MABWiser", "mabwiser_linucb.py", [], ["--rounds", "300", "--seeds", "2", "--reps", "1"]),
     ("DP-UCB time and memory at d=50, K=5, T=10,000", "dpucb_memory.py", [], ["--horizon", "1000"]),
     ("DP-HDB scaling with d K T", "dphdb_scaling.py", [], ["--reps", "1"]),
@@ -34,7 +39,8 @@ def main(quick: bool) -> str:
             capture_output=True, text=True, check=True,
         )
         print(done.stdout, flush=True)
-        text.append(f"## {title}\n\n`python benchmarks/{script} {' '.join(short if quick else full)}`\n\n{done.stdout}\n")
+        command = " ".join([f"python benchmarks/{script}", *(short if quick else full)])
+        text.append(f"## {title}\n\n`{command}`\n\n{done.stdout}\n")
     return "".join(text)
 
 
@@ -46,7 +52,8 @@ if __name__ == "__main__":
     body = main(args.quick)
     header = (
         "# Benchmarks\n\n"
-        f"Command: `cd /work/main && /work/venv/bin/python benchmarks/run_all.py{' --quick' if args.quick else ''}` "
+        "Command: `cd /work/main && /work/venv/bin/python benchmarks/run_all.py"
+        f"{' --quick' if args.quick else ''}` "
         f"(started {started}; each script in its own process).\n\n## Machine\n\n{_common.machine()}"
         "- load average: printed with every table (2 cores shared with other engineers' jobs; wall-clock "
         "figures are depressed by that load, CPU-time figures show what one core gives this process)\n\n"

@@ -222,7 +222,9 @@ class DPHDB(Agent):
         if self.round == self.n_arms * self.warmup:
             self.frozen_theta = self.bank.theta.copy()
 
-    def play_block(self, observations: np.ndarray, rewards: np.ndarray, *, compiled: bool = True) -> np.ndarray:
+    def play_block(
+        self, observations: np.ndarray, rewards: np.ndarray, *, compiled: bool = True
+    ) -> np.ndarray:
         """Play consecutive rounds: contexts ``(m, d)``, every arm's reward ``(m, K)`` -> actions ``(m,)``.
 
         Equivalent to ``act`` then ``update`` with ``rewards[s, action]`` round by round (the
@@ -234,7 +236,8 @@ class DPHDB(Agent):
         R = np.asarray(rewards, dtype=float)
         if X.ndim != 2 or X.shape[1] != self.dim or R.shape != (X.shape[0], self.n_arms):
             raise ValueError(
-                f"Expected observations (m, {self.dim}) and rewards (m, {self.n_arms}), got {X.shape} and {R.shape}."
+                f"Expected observations (m, {self.dim}) and rewards (m, {self.n_arms}), "
+                f"got {X.shape} and {R.shape}."
             )
         if not compiled or not self.noise or self.link.name != "identity" or type(self) is not DPHDB:
             return play_loop(self, X, R)

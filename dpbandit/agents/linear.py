@@ -114,8 +114,10 @@ class LinearUCBAgent(Agent):
         self._record(self._model_of(action), features[action], reward)
         self.t += 1
 
-    def play_block(self, observations: np.ndarray, rewards: np.ndarray, *, compiled: bool = True) -> np.ndarray:
-        """Play consecutive rounds: observations ``(m, ...)``, every arm's reward ``(m, K)`` -> actions ``(m,)``.
+    def play_block(
+        self, observations: np.ndarray, rewards: np.ndarray, *, compiled: bool = True
+    ) -> np.ndarray:
+        """Play rounds: observations ``(m, ...)``, every arm's reward ``(m, K)`` -> actions ``(m,)``.
 
         Equivalent to ``act`` then ``update`` with ``rewards[s, action]`` round by round (the
         pure-numpy path, ``compiled=False``, also used by agents without a kernel). Disjoint

@@ -149,7 +149,10 @@ class TreeAggregator:
         return self._prefix()
 
     def _running_prefix(self, level: int) -> np.ndarray:
-        """Prefix = running sum of the set bits above ``level`` + the node just stored (``level = ctz(t)``)."""
+        """Prefix = running sum of the set bits above ``level`` + the node just stored (``level = ctz(t)``).
+
+        Valid because the levels above ``ctz(t)`` are unchanged since their running sums were formed.
+        """
         node = self._exact[level] + self._node_noise[level]
         higher = self._t >> (level + 1)
         if higher:

@@ -36,7 +36,7 @@ def _rounds(T: int, d: int, K: int, seed: int = 3) -> tuple[np.ndarray, np.ndarr
 
 
 def _play_both(make, X: np.ndarray, R: np.ndarray, cuts: tuple[int, ...]):
-    """Compiled in blocks split at ``cuts`` and the numpy loop in one block; return both agents and actions."""
+    """Compiled path in blocks split at ``cuts``, numpy loop in one block; both agents and actions."""
     fast, slow = make(), make()
     edges = (0, *cuts, len(X))
     fast_actions = np.concatenate([fast.play_block(X[a:b], R[a:b]) for a, b in zip(edges[:-1], edges[1:])])

@@ -81,7 +81,8 @@ def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, coun
             a = state[0] // warmup
             if counts[a] + 1 > n_steps:
                 return STEP_LIMIT, s, 0
-            _pofw_step(a, x, R[s, a], True, theta, theta_prev, direction, counts, rng, radius, scale1, clip_norm)
+            _pofw_step(a, x, R[s, a], True, theta, theta_prev, direction, counts, rng, radius, scale1,
+                       clip_norm)
         else:
             if s == start and chosen >= 0:
                 a = chosen
