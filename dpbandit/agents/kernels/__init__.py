@@ -6,7 +6,8 @@ inside the compiled code (numba reproduces NumPy's draws for ``laplace``, verifi
 ``tests/agents/test_fast_paths.py``). A kernel returns ``(status, round)``: it stops early when
 the Python side must act (a tie to break with the agent's tie-breaking generator, the end of a
 warm-up, a calibration limit), so the compiled and pure-numpy paths consume every stream in the
-same order and play the same actions.
+same order and play the same actions. Kernels use ``error_model="numpy"``: a float division by zero
+gives inf/nan as in NumPy instead of raising (and the division loops can be vectorised).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import numpy as np
 from dpbandit.agents.kernels import DONE, STEP_LIMIT, TIE, WARMUP_END
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, radius, scale1, clip_norm):
     """One Algorithm 2 step of instance ``i``: on ``(x, reward)`` if ``real``, else on (0, zeta(0)=0)."""
     d = theta.shape[1]
@@ -62,7 +62,7 @@ def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, ra
     counts[i] = t
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, counts, frozen, rng,
          n_steps, warmup, radius, scale1, clip_norm, h_sub, ties):
     """Play rounds ``start..`` of the block ``X (m, d)``, ``R (m, K)``; write ``actions``.

@@ -18,7 +18,7 @@ import numpy as np
 from dpbandit.agents.kernels import DONE, TIE
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def play(X, R, actions, start, chosen, v_inv, u, theta_hat, alpha, ties):
     """Play rounds ``start..`` of ``X (m, d)``, ``R (m, K)``; returns ``(status, round, n_ties)``."""
     m, K = R.shape
