@@ -86,7 +86,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     table.to_csv(out / "final_regret.csv", index=False)
     plot = plot_regret(df, out / "regret.png", title=f"{args.env}: mean cumulative regret, 95% CI")
     with pd.option_context("display.width", 160, "display.max_columns", 20, "display.precision", 3):
-        print(table.drop(columns=["claimed_epsilon"]).to_string(index=False))
+        shown = table.rename(columns={"epsilon": "epsilon_accountant", "claimed_epsilon": "epsilon_claimed"})
+        print(shown.to_string(index=False))
     print(f"\nwrote {out / 'results.parquet'}, {out / 'final_regret.csv'} and {plot}")
     return 0
 
