@@ -9,8 +9,10 @@ first), interleaved over ``reps`` repetitions, medians:
 * ``fast``: ``agent.play_block(X, R)`` (compiled kernel where the agent has one);
 * ``numpy``: ``agent.play_block(X, R, compiled=False)`` (the act/update loop);
 * ``floor``: drawing only the agent's per-round random numbers for the same rounds, with NumPy
-  (DP-HDB: K x 2d Laplace draws per round; DP-UCB: one (D+1) x (D+1) standard-normal matrix per
-  round; random: one integer), and for DP-HDB also the same Laplace draws from compiled code.
+  (DP-HDB: K x 2d Laplace draws per round with the project's sampler ``dpbandit.privacy.noise.laplace``,
+  i.e. 2 standard exponentials each; DP-UCB: one (D+1) x (D+1) standard-normal matrix per round;
+  random: one integer), and for DP-HDB also the same Laplace draws from compiled code (the kernel's
+  own ``_lap1``).
 
 Per-arm agents (shared LinUCB, OFUL, DP-UCB) see block features of dimension D = d K.
 """
@@ -30,6 +32,8 @@ import numpy as np
 
 from _common import fmt, interleaved, load, rounds, table  # noqa: I001  (sets BLAS threads first)
 from dpbandit.agents import agent_class
+from dpbandit.agents.kernels.hdb import _lap1
+from dpbandit.privacy.noise import laplace
 from envs.wrappers import block_features
 
 GRID = [(50, 2), (50, 5), (500, 10), (5000, 10)]
@@ -43,7 +47,7 @@ MAX_BYTES = 2**30  # 1 GB of agent state: larger configurations are reported as 
 def _laplace_floor(rng: np.random.Generator, n: int) -> float:
     s = 0.0
     for _ in range(n):
-        s += rng.laplace(0.0, 1.0)
+        s += _lap1(rng)
     return s
 
 
@@ -70,7 +74,7 @@ def floor_work(name: str, d: int, K: int, n: int):
     """The random numbers the agent draws per round, for n rounds (None: none per round)."""
     rng = np.random.default_rng(1)
     if name == "dphdb":
-        return lambda: rng.laplace(0.0, 1.0, (n, K, 2 * d))
+        return lambda: laplace(rng, 1.0, (n, K, 2 * d))
     if name == "dpucb":
         D = d * K
 

@@ -39,10 +39,28 @@ def gaussian(rng: np.random.Generator, sigma: float, size: Size) -> np.ndarray:
 
 
 def laplace(rng: np.random.Generator, scale: float, size: Size) -> np.ndarray:
-    """I.i.d. ``Lap(scale)`` entries (density ``exp(-|x|/scale) / (2 scale)``, variance ``2 scale^2``) [O]."""
+    """I.i.d. ``Lap(scale)`` entries (density ``exp(-|x|/scale) / (2 scale)``, variance ``2 scale^2``) [O].
+
+    The project's only Laplace sampler. Construction: ``scale * (E1 - E2)`` with ``E1, E2`` i.i.d.
+    ``Exp(1)``. This is exactly Laplace: the difference of two i.i.d. exponentials has characteristic
+    function ``1/(1 - i u) * 1/(1 + i u) = 1/(1 + u^2)``, that of ``Lap(1)`` (equivalently, ``|E1 - E2|``
+    is ``Exp(1)`` by memorylessness and its sign is a fair coin independent of it). Why: NumPy's
+    ziggurat ``standard_exponential`` costs about a quarter of ``Generator.laplace`` (which takes a
+    logarithm per draw), so two exponentials and a subtraction cost about half of it.
+
+    Fixed draw order (compiled kernels reproduce it exactly, e.g. :mod:`dpbandit.agents.kernels.hdb`):
+    the entries are produced in C order over ``size``; entry ``k`` consumes the ``2k``-th and
+    ``(2k+1)``-th values of ``rng.standard_exponential`` (``E1`` then ``E2``), i.e. one
+    ``rng.standard_exponential((*size, 2))`` call. A scalar loop ``e1 = rng.standard_exponential();
+    e2 = rng.standard_exponential(); x = scale * (e1 - e2)`` gives the same numbers.
+    """
     v.rng(rng=rng)
     scale = v.positive(scale=scale)
-    return rng.laplace(0.0, scale, _shape(size))
+    shape = _shape(size)
+    e = rng.standard_exponential((*shape, 2))
+    out = np.subtract(e[..., 0], e[..., 1], out=np.empty(shape))
+    out *= scale
+    return out
 
 
 def symmetric_gaussian(rng: np.random.Generator, sigma: float, dim: int, size: Size = ()) -> np.ndarray:

@@ -29,6 +29,27 @@ def test_gaussian_and_laplace_scales(sigma: float) -> None:
     assert _ks(lap, stats.laplace(scale=sigma / 2).cdf) < ALPHA
 
 
+@pytest.mark.parametrize("scale", [0.3, 1.0, 12.0])
+def test_laplace_sampler_is_laplace(scale: float) -> None:
+    """KS against Lap(scale); halved or doubled noise and a Gaussian of the same variance are rejected."""
+    lap = P.laplace(np.random.default_rng(int(10 * scale)), scale, (N // 4, 4))
+    assert lap.shape == (N // 4, 4)
+    x = lap.ravel()
+    assert _ks(x, stats.laplace(scale=scale).cdf) > ALPHA
+    assert _ks(x, stats.laplace(scale=scale / 2).cdf) < ALPHA
+    assert _ks(x, stats.laplace(scale=2 * scale).cdf) < ALPHA
+    assert _ks(x, stats.norm(scale=math.sqrt(2) * scale).cdf) < ALPHA
+    assert _ks(np.abs(x), stats.expon(scale=scale).cdf) > ALPHA  # |X| ~ Exp(scale) ...
+    assert stats.binomtest(int(np.sum(x > 0)), x.size).pvalue > ALPHA  # ... with a fair sign
+
+
+def test_laplace_draw_order_is_the_documented_one() -> None:
+    """Entry k is scale * (E_2k - E_2k+1) of the stream's exponentials (the compiled kernels rely on it)."""
+    e = np.random.default_rng(5).standard_exponential(2 * 60)
+    lap = P.laplace(np.random.default_rng(5), 1.7, (3, 20))
+    np.testing.assert_array_equal(lap.ravel(), 1.7 * (e[0::2] - e[1::2]))
+
+
 def test_symmetric_gaussian_entries() -> None:
     sigma, d = 2.0, 3
     w = P.symmetric_gaussian(np.random.default_rng(1), sigma, d, size=(N // 3,))

@@ -2,7 +2,8 @@
 
 Each kernel runs the per-round recursion of one agent over a block of rounds, in place on the
 agent's own state arrays, drawing its privacy noise from the agent's ``numpy.random.Generator``
-inside the compiled code (numba reproduces NumPy's draws for ``laplace``, verified by
+inside the compiled code (numba reproduces NumPy's ``standard_exponential`` draws, from which
+:func:`dpbandit.privacy.noise.laplace` builds every Laplace number; verified by
 ``tests/agents/test_fast_paths.py``). A kernel returns ``(status, round)``: it stops early when
 the Python side must act (a tie to break with the agent's tie-breaking generator, the end of a
 warm-up, a calibration limit), so the compiled and pure-numpy paths consume every stream in the

@@ -3,10 +3,14 @@
 Mirrors :meth:`dpbandit.agents.dphdb.DPHDB.act` / ``update`` and
 :meth:`dpbandit.optim.pofw.POFWBank.step` operation by operation: the same clipped gradients,
 recursion ``d_t = g_t + (1 - rho_t)(d_{t-1} - g_{t-1})``, report-noisy-min over the 2d vertices
-with one ``rng.laplace(0, 1)`` draw per vertex in C order over ``(instances, 2d)`` on the scores
-divided by the line-8 scale ``b_t = scale1 / sqrt(t)``, and the Frank-Wolfe step
+with one ``Lap(1)`` draw per vertex in C order over ``(instances, 2d)`` on the scores divided by
+the line-8 scale ``b_t = scale1 / sqrt(t)``, and the Frank-Wolfe step
 ``theta + (v - theta) / (t + 1)``. Only the summation order of the dot products ``x^T theta``
 differs (sequential here), so iterates agree to rounding and the actions are identical.
+
+The Laplace draws follow :func:`dpbandit.privacy.noise.laplace` exactly: ``E1 - E2`` from two
+consecutive ``rng.standard_exponential()`` calls (:func:`_lap1`), the project's one sampler and draw
+order, so the agent's Generator ends in the same state on both paths.
 """
 
 from __future__ import annotations
@@ -17,6 +21,14 @@ import numba
 import numpy as np
 
 from dpbandit.agents.kernels import DONE, STEP_LIMIT, TIE, WARMUP_END
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _lap1(rng):
+    """One ``Lap(1)`` draw in the draw order of :func:`dpbandit.privacy.noise.laplace` (E1, then E2)."""
+    e1 = rng.standard_exponential()
+    e2 = rng.standard_exponential()
+    return e1 - e2
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -44,11 +56,11 @@ def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, ra
     scale = scale1 / math.sqrt(t)
     best, best_val = 0, np.inf
     for j in range(d):  # vertices +r e_j (draws in C order over the 2d vertices)
-        val = radius * direction[i, j] / scale + rng.laplace(0.0, 1.0)
+        val = radius * direction[i, j] / scale + _lap1(rng)
         if val < best_val:
             best, best_val = j, val
     for j in range(d):  # vertices -r e_j
-        val = radius * -direction[i, j] / scale + rng.laplace(0.0, 1.0)
+        val = radius * -direction[i, j] / scale + _lap1(rng)
         if val < best_val:
             best, best_val = d + j, val
     index = best % d
