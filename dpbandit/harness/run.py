@@ -190,8 +190,10 @@ def run_one(
             "cumulative_regret": cumulative[record - 1],
             "regret": regrets[record - 1],
             "wall_time": wall,
-            "epsilon": math.nan if privacy is None else float(privacy.epsilon),
-            "claimed_epsilon": math.nan if privacy is None else float(privacy.claimed_epsilon),
+            "epsilon": np.full(record.size, math.nan if privacy is None else privacy.epsilon, float),
+            "claimed_epsilon": np.full(
+                record.size, math.nan if privacy is None else privacy.claimed_epsilon, float
+            ),
         },
         columns=COLUMNS,
     )

@@ -104,3 +104,11 @@ def test_bad_run_arguments_name_the_parameter(kwargs, error, message):
     args.update(kwargs)
     with pytest.raises(error, match=message):
         run(args.pop("env_id"), args.pop("agents"), **args)
+
+
+def test_epsilon_columns_are_float_and_survive_parquet(tmp_path):
+    df = run(ENV, {"random": RandomAgent}, n_seeds=1, horizon=20, progress=False)
+    assert df["epsilon"].dtype == np.float64 and df["claimed_epsilon"].dtype == np.float64
+    df.to_parquet(tmp_path / "r.parquet")
+    back = pd.read_parquet(tmp_path / "r.parquet")
+    assert back["epsilon"].isna().all() and back["epsilon"].dtype == np.float64
