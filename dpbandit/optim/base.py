@@ -24,18 +24,20 @@ from __future__ import annotations
 
 import abc
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dpbandit import _validate
+from dpbandit.optim.geometry import dual_exponent
 from dpbandit.optim.losses import Loss
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpbandit.privacy.guarantee import PrivacyGuarantee
 
-__all__ = ["BatchOptimizer", "OptimResult", "StreamingOptimizer"]
+__all__ = ["BatchOptimizer", "LpBallSetup", "OptimResult", "StreamingOptimizer"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,47 @@ def _check_loss(loss: Loss | None, *, required: bool) -> Loss | None:
     if not isinstance(loss, Loss):
         raise TypeError(f"Expected loss to be a dpbandit.optim.losses.Loss, got {type(loss).__name__}.")
     return loss
+
+
+#: ``smoothness`` not taken by the optimiser (no ``smoothness`` attribute is set).
+_ABSENT: Any = object()
+
+
+class LpBallSetup:
+    """Mixin: the validated set-up shared by the l_p-ball optimisers of 004 Section 5.3.
+
+    DP-TOFW (Algorithm 1) and the baselines NoisySFW, LocalMD and NoisySGD all take the geometry p,
+    the ball radius r, the privacy target (epsilon, delta), the gradient bounds (beta, L) and a
+    learning-rate scale c; :meth:`_init_lp_ball` validates them in that order and sets the attributes
+    ``p``, ``q`` (dual exponent), ``radius``, ``diameter`` (D = 2r), ``epsilon``, ``delta``,
+    ``smoothness`` (only when given), ``lipschitz`` and ``lr_scale``.
+    """
+
+    def _init_lp_ball(
+        self,
+        *,
+        p: float,
+        radius: float,
+        epsilon: float,
+        delta: float,
+        lipschitz: float,
+        lr_scale: float,
+        smoothness: float = _ABSENT,
+        check_p: Callable[[float], None] | None = None,
+    ) -> None:
+        """Validate and set the shared attributes; ``check_p`` restricts p (raises) right after validation."""
+        self.p = _validate.norm_index(p=p)
+        if check_p is not None:
+            check_p(self.p)
+        self.q = dual_exponent(self.p)
+        self.radius = _validate.positive(radius=radius)
+        self.diameter = 2.0 * self.radius
+        self.epsilon = _validate.positive(epsilon=epsilon)
+        self.delta = _validate.probability(delta=delta)
+        if smoothness is not _ABSENT:
+            self.smoothness = _validate.nonnegative(smoothness=smoothness)
+        self.lipschitz = _validate.positive(lipschitz=lipschitz)
+        self.lr_scale = _validate.positive(lr_scale=lr_scale)
 
 
 class StreamingOptimizer(abc.ABC):

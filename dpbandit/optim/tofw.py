@@ -31,9 +31,8 @@ import math
 
 import numpy as np
 
-from dpbandit import _validate
-from dpbandit.optim.base import StreamingOptimizer
-from dpbandit.optim.geometry import _lmo, dual_exponent
+from dpbandit.optim.base import LpBallSetup, StreamingOptimizer
+from dpbandit.optim.geometry import _lmo
 from dpbandit.optim.losses import Loss
 from dpbandit.privacy.accounting import tree_aggregation_event
 from dpbandit.privacy.guarantee import PrivacyGuarantee
@@ -41,6 +40,11 @@ from dpbandit.privacy.regularity import SmoothNorm, smooth_norm
 from dpbandit.privacy.tree import TreeAggregator
 
 __all__ = ["DPTOFW", "gaussian_multiplier", "tofw_sigma"]
+
+
+def _check_p(p: float) -> None:
+    if p == 1.0:
+        raise ValueError("Expected p in (1, inf] for DP-TOFW, got p=1.0 (use DP-POFW, Algorithm 2).")
 
 
 def gaussian_multiplier(norm_plus: SmoothNorm, sigma: float, sensitivity: float) -> float | None:
@@ -67,7 +71,7 @@ def tofw_sigma(
     ) / epsilon
 
 
-class DPTOFW(StreamingOptimizer):
+class DPTOFW(LpBallSetup, StreamingOptimizer):
     """Private tree-based online Frank-Wolfe (Algorithm 1 of 004), continual release of theta_t.
 
     Args:
@@ -101,17 +105,10 @@ class DPTOFW(StreamingOptimizer):
         noise: bool = True,
     ) -> None:
         super().__init__(dim, horizon=horizon, rng=rng, loss=loss, noise=noise)
-        self.p = _validate.norm_index(p=p)
-        if self.p == 1.0:
-            raise ValueError("Expected p in (1, inf] for DP-TOFW, got p=1.0 (use DP-POFW, Algorithm 2).")
-        self.q = dual_exponent(self.p)
-        self.radius = _validate.positive(radius=radius)
-        self.diameter = 2.0 * self.radius
-        self.epsilon = _validate.positive(epsilon=epsilon)
-        self.delta = _validate.probability(delta=delta)
-        self.smoothness = _validate.nonnegative(smoothness=smoothness)
-        self.lipschitz = _validate.positive(lipschitz=lipschitz)
-        self.lr_scale = _validate.positive(lr_scale=lr_scale)
+        self._init_lp_ball(
+            p=p, radius=radius, epsilon=epsilon, delta=delta, lipschitz=lipschitz, lr_scale=lr_scale,
+            smoothness=smoothness, check_p=_check_p,
+        )
         if self.lr_scale > 2.0:
             raise ValueError(f"Expected lr_scale <= 2 (eta_1 = c/2 <= 1), got lr_scale={self.lr_scale}.")
         self.depth = (self.horizon - 1).bit_length() + 1

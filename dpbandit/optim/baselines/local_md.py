@@ -28,9 +28,8 @@ import math
 
 import numpy as np
 
-from dpbandit import _validate
-from dpbandit.optim.base import BatchOptimizer, OptimResult
-from dpbandit.optim.geometry import dual_exponent, lp_norm
+from dpbandit.optim.base import BatchOptimizer, LpBallSetup, OptimResult
+from dpbandit.optim.geometry import lp_norm
 from dpbandit.optim.losses import Loss
 from dpbandit.privacy.guarantee import PrivacyGuarantee
 
@@ -45,12 +44,17 @@ def _dual_map(u: np.ndarray, p: float) -> np.ndarray:
     return norm ** (2.0 - p) * np.sign(u) * np.abs(u) ** (p - 1.0)
 
 
+def _check_p(p: float) -> None:
+    if not 1.0 < p <= 2.0:
+        raise ValueError(f"Expected p in (1, 2] for LocalMD, got p={p}.")
+
+
 def _radial(u: np.ndarray, p: float, radius: float) -> np.ndarray:
     norm = lp_norm(u, p)
     return u if norm <= radius else u * (radius / norm)
 
 
-class LocalMD(BatchOptimizer):
+class LocalMD(LpBallSetup, BatchOptimizer):
     """Localised noisy mirror descent of Asi et al. (2021, Algorithm 6) for 1 < p <= 2.
 
     Args:
@@ -80,21 +84,16 @@ class LocalMD(BatchOptimizer):
         noise: bool = True,
     ) -> None:
         super().__init__(dim, loss=loss, rng=rng, noise=noise)
-        self.p = _validate.norm_index(p=p)
-        if not 1.0 < self.p <= 2.0:
-            raise ValueError(f"Expected p in (1, 2] for LocalMD, got p={self.p}.")
-        self.q = dual_exponent(self.p)
-        self.radius = _validate.positive(radius=radius)
-        self.epsilon = _validate.positive(epsilon=epsilon)
-        self.delta = _validate.probability(delta=delta)
-        self.lipschitz = _validate.positive(lipschitz=lipschitz)
-        self.lr_scale = _validate.positive(lr_scale=lr_scale)
+        self._init_lp_ball(
+            p=p, radius=radius, epsilon=epsilon, delta=delta, lipschitz=lipschitz, lr_scale=lr_scale,
+            check_p=_check_p,
+        )
 
     def fit(self, X: np.ndarray, y: np.ndarray, *, record: bool = False) -> OptimResult:
         X, y = self._check_data(X, y)
         n, d, p = X.shape[0], self.dim, self.p
         log_delta, log_d = math.log(1.0 / self.delta), math.log(max(d, 2))
-        eta = self.lr_scale * (2.0 * self.radius / self.lipschitz) * min(
+        eta = self.lr_scale * (self.diameter / self.lipschitz) * min(
             1.0 / math.sqrt((p - 1.0) * n), self.epsilon / math.sqrt(d * log_delta * (1.0 + math.log(d)))
         )
         x0 = np.zeros(d)

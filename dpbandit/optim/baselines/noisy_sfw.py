@@ -26,9 +26,8 @@ import time
 
 import numpy as np
 
-from dpbandit import _validate
-from dpbandit.optim.base import BatchOptimizer, OptimResult
-from dpbandit.optim.geometry import dual_exponent, lmo
+from dpbandit.optim.base import BatchOptimizer, LpBallSetup, OptimResult
+from dpbandit.optim.geometry import lmo
 from dpbandit.optim.losses import Loss
 from dpbandit.optim.tofw import gaussian_multiplier
 from dpbandit.privacy.accounting import gaussian_event
@@ -38,7 +37,7 @@ from dpbandit.privacy.regularity import smooth_norm
 __all__ = ["NoisySFW"]
 
 
-class NoisySFW(BatchOptimizer):
+class NoisySFW(LpBallSetup, BatchOptimizer):
     """Noisy stochastic Frank-Wolfe of Bassily, Guzman & Nandi (2021b, Algorithm 3) on an l_p ball.
 
     Args:
@@ -69,15 +68,10 @@ class NoisySFW(BatchOptimizer):
         noise: bool = True,
     ) -> None:
         super().__init__(dim, loss=loss, rng=rng, noise=noise)
-        self.p = _validate.norm_index(p=p)
-        self.q = dual_exponent(self.p)
-        self.radius = _validate.positive(radius=radius)
-        self.diameter = 2.0 * self.radius
-        self.epsilon = _validate.positive(epsilon=epsilon)
-        self.delta = _validate.probability(delta=delta)
-        self.smoothness = _validate.nonnegative(smoothness=smoothness)
-        self.lipschitz = _validate.positive(lipschitz=lipschitz)
-        self.lr_scale = _validate.positive(lr_scale=lr_scale)
+        self._init_lp_ball(
+            p=p, radius=radius, epsilon=epsilon, delta=delta, lipschitz=lipschitz, lr_scale=lr_scale,
+            smoothness=smoothness,
+        )
         self.norm_plus = smooth_norm(self.q, self.dim)
         self._scales: dict[str, float] = {}
 

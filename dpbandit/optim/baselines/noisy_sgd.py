@@ -34,8 +34,8 @@ import numba
 import numpy as np
 
 from dpbandit import _validate
-from dpbandit.optim.base import BatchOptimizer, OptimResult
-from dpbandit.optim.geometry import dual_exponent, lp_norm, project_lp_ball
+from dpbandit.optim.base import BatchOptimizer, LpBallSetup, OptimResult
+from dpbandit.optim.geometry import lp_norm, project_lp_ball
 from dpbandit.optim.losses import ClippedLoss, Loss, SquaredLoss
 from dpbandit.privacy.guarantee import PrivacyGuarantee
 
@@ -96,7 +96,7 @@ def _sgd_kernel(rng, W, Wsum, X, y, clip, idx, etas, sigma, radius, box, noise, 
                     hist[h, s, j] = Wsum[s, j] / t
 
 
-class NoisySGD(BatchOptimizer):
+class NoisySGD(LpBallSetup, BatchOptimizer):
     """Noisy projected SGD with n^2 steps and iterate averaging (BFGT 2020), on an l_p ball.
 
     Args:
@@ -128,12 +128,9 @@ class NoisySGD(BatchOptimizer):
         steps: int | None = None,
     ) -> None:
         super().__init__(dim, loss=loss, rng=rng, noise=noise)
-        self.p = _validate.norm_index(p=p)
-        self.radius = _validate.positive(radius=radius)
-        self.epsilon = _validate.positive(epsilon=epsilon)
-        self.delta = _validate.probability(delta=delta)
-        self.lipschitz = _validate.positive(lipschitz=lipschitz)
-        self.lr_scale = _validate.positive(lr_scale=lr_scale)
+        self._init_lp_ball(
+            p=p, radius=radius, epsilon=epsilon, delta=delta, lipschitz=lipschitz, lr_scale=lr_scale
+        )
         self.steps = None if steps is None else _validate.integer(steps=steps, minimum=1)
         self.sigma = math.sqrt(8.0 * math.log(1.0 / self.delta)) * self.lipschitz / self.epsilon
         self._n: int | None = None
@@ -178,8 +175,7 @@ class NoisySGD(BatchOptimizer):
         W, Wsum = np.zeros((S, self.dim)), np.zeros((S, self.dim))
         clip_norm = self._fast_clip()
         if clip_norm is not None:
-            q = dual_exponent(self.p)
-            norms = lp_norm(X, q)
+            norms = lp_norm(X, self.q)
             clip = np.where(norms > 0, clip_norm / np.where(norms > 0, norms, 1.0), math.inf)
             done = 0
             while done < total:
