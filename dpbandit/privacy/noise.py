@@ -21,6 +21,8 @@ __all__ = ["gaussian", "generalized_gaussian", "laplace", "symmetric_gaussian"]
 
 Size = int | tuple[int, ...]
 
+_LAPLACE_CHUNK = 65_536  # Laplace entries per buffer of exponential pairs (1 MB)
+
 
 def _shape(size: Size | None) -> tuple[int, ...]:
     if size is None:
@@ -52,13 +54,19 @@ def laplace(rng: np.random.Generator, scale: float, size: Size) -> np.ndarray:
     the entries are produced in C order over ``size``; entry ``k`` consumes the ``2k``-th and
     ``(2k+1)``-th values of ``rng.standard_exponential`` (``E1`` then ``E2``), i.e. one
     ``rng.standard_exponential((*size, 2))`` call. A scalar loop ``e1 = rng.standard_exponential();
-    e2 = rng.standard_exponential(); x = scale * (e1 - e2)`` gives the same numbers.
+    e2 = rng.standard_exponential(); x = scale * (e1 - e2)`` gives the same numbers. The pairs are
+    drawn in chunks of ``_LAPLACE_CHUNK`` entries into one buffer (the same stream and numbers as one
+    call), so a large draw needs no temporary beyond 1 MB.
     """
     v.rng(rng=rng)
     scale = v.positive(scale=scale)
-    shape = _shape(size)
-    e = rng.standard_exponential((*shape, 2))
-    out = np.subtract(e[..., 0], e[..., 1], out=np.empty(shape))
+    out = np.empty(_shape(size))
+    flat = out.reshape(-1)  # a view: out is C-contiguous
+    pairs = np.empty((min(flat.size, _LAPLACE_CHUNK), 2))
+    for start in range(0, flat.size, _LAPLACE_CHUNK):
+        e = pairs[: min(_LAPLACE_CHUNK, flat.size - start)]
+        rng.standard_exponential(out=e)
+        np.subtract(e[:, 0], e[:, 1], out=flat[start : start + e.shape[0]])
     out *= scale
     return out
 

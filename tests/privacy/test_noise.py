@@ -45,9 +45,12 @@ def test_laplace_sampler_is_laplace(scale: float) -> None:
 
 def test_laplace_draw_order_is_the_documented_one() -> None:
     """Entry k is scale * (E_2k - E_2k+1) of the stream's exponentials (the compiled kernels rely on it)."""
-    e = np.random.default_rng(5).standard_exponential(2 * 60)
-    lap = P.laplace(np.random.default_rng(5), 1.7, (3, 20))
-    np.testing.assert_array_equal(lap.ravel(), 1.7 * (e[0::2] - e[1::2]))
+    n = 2 * 40_000  # more than one internal chunk
+    e = np.random.default_rng(5).standard_exponential(2 * n + 1)
+    rng = np.random.default_rng(5)
+    lap = P.laplace(rng, 1.7, (2, 40_000))
+    np.testing.assert_array_equal(lap.ravel(), 1.7 * (e[0 : 2 * n : 2] - e[1 : 2 * n : 2]))
+    assert rng.standard_exponential() == e[-1]  # the stream continues after exactly 2n exponentials
 
 
 def test_symmetric_gaussian_entries() -> None:
