@@ -10,9 +10,12 @@ delta = 1/T. Agents (docs/private_agents.md):
 * DP-UCB (accountant): the tree's node std calibrated by dp_accounting to (1, 1/T);
 * references: DP-HDB with noise off (not private), disjoint LinUCB (alpha = 1), random.
 
-Usage: python sims/fig5_1.py [--quick] [--seeds 20] [--horizon 10000] [--replot]
-Writes results/fig5_1.csv (tidy regret on a 101-point linear grid, including T/2), results/fig5_1.png and
-results/fig5_1.md (command, final-regret table with 95% intervals, first/second-half regret).
+Usage: python sims/fig5_1.py [--quick] [--seeds 20] [--horizon 10000] [--store out/sweeps] [--replot]
+The grid runs through the sweep machinery (docs/sweeps.md) on every local core: one parquet file per
+finished (agent, seed) cell in ``<store>/fig5_1-<config hash>``, so an interrupted run resumes when the
+same command is re-run. Writes results/fig5_1.csv (per-seed cumulative regret on a 21-point linear grid,
+including T/2; the figure uses the store's 101 points), results/fig5_1.png and results/fig5_1.md
+(command, final-regret table with 95% intervals, first/second-half regret).
 """
 
 from __future__ import annotations
@@ -23,46 +26,91 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # one BLAS thread: per-step 100x100 Cholesky solves thrash otherwise
 
 import argparse  # noqa: E402
-import functools  # noqa: E402
 import math  # noqa: E402
 import shlex  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 import pandas as pd  # noqa: E402
 
-from dpbandit.agents.dphdb import DPHDB  # noqa: E402
-from dpbandit.agents.dpucb import DPUCB  # noqa: E402
-from dpbandit.agents.linear import LinUCB  # noqa: E402
-from dpbandit.agents.uniform import RandomAgent  # noqa: E402
-from dpbandit.harness import final_regret_table, plot_regret, run, t_interval  # noqa: E402
+from dpbandit.harness import final_regret_table, plot_regret, t_interval  # noqa: E402
+from dpbandit.sweep import Store, Sweep, default_store_dir, run_sweep  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parents[1] / "results"
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "results"
+STORE = ROOT / "out" / "sweeps"
 ENV_ID = "dpbandit/HDBSection54-v0"
 PAPER = {"DP-HDB": 62.0, "DP-UCB": 940.0}  # read off the authors' published Figure 5.1
 
-
-def private_agents(epsilon: float, context_dim: int) -> dict[str, object]:
-    """The two private agents at ``epsilon`` (delta = 1/T by default), DP-UCB with L = sqrt(d)."""
-    return {
-        "DP-HDB": functools.partial(DPHDB, epsilon=epsilon),
-        "DP-UCB": functools.partial(DPUCB, epsilon=epsilon, feature_bound=math.sqrt(context_dim)),
-    }
+Entry = dict[str, Any]  # a sweep agent entry (docs/sweeps.md); its label keys the agent's generator
 
 
-def agents(epsilon: float, context_dim: int) -> dict[str, object]:
+def private_agents(context_dim: int, epsilon: float | None = None) -> list[Entry]:
+    """DP-HDB and DP-UCB (L = sqrt(d)); delta = 1/T by default. ``epsilon=None``: from the grid axis."""
+    budget = {} if epsilon is None else {"epsilon": epsilon}
+    return [
+        {"agent": "dphdb", "label": "DP-HDB", **budget},
+        {"agent": "dpucb", "label": "DP-UCB", "feature_bound": math.sqrt(context_dim), **budget},
+    ]
+
+
+def reference_agents() -> list[Entry]:
+    """The non-private references: DP-HDB with noise off, disjoint LinUCB (alpha = 1), random play."""
+    return [
+        {"agent": "dphdb", "label": "DP-HDB noise off (not private)", "noise": False},
+        {"agent": "linucb", "label": "LinUCB (not private)"},
+        {"agent": "random", "label": "random"},
+    ]
+
+
+def agents(epsilon: float, context_dim: int) -> list[Entry]:
     """All agents of the figure."""
-    private = private_agents(epsilon, context_dim)
-    return {
-        **private,
-        "DP-HDB (paper calibration)": functools.partial(DPHDB, epsilon=epsilon, calibration="paper"),
-        "DP-UCB (accountant calibration)": functools.partial(
-            DPUCB, epsilon=epsilon, feature_bound=math.sqrt(context_dim), calibration="accountant"
-        ),
-        "DP-HDB noise off (not private)": functools.partial(DPHDB, noise=False),
-        "LinUCB (not private)": LinUCB,
-        "random": RandomAgent,
-    }
+    return [
+        *private_agents(context_dim, epsilon),
+        {"agent": "dphdb", "label": "DP-HDB (paper calibration)", "epsilon": epsilon, "calibration": "paper"},
+        {"agent": "dpucb", "label": "DP-UCB (accountant calibration)", "epsilon": epsilon,
+         "feature_bound": math.sqrt(context_dim), "calibration": "accountant"},
+        *reference_agents(),
+    ]
+
+
+def add_common_options(parser: argparse.ArgumentParser) -> None:
+    """Options every bandit sim shares: horizon, root seed and the sweep store."""
+    parser.add_argument("--horizon", type=int, default=10_000)
+    parser.add_argument("--root-seed", type=int, default=2022)
+    parser.add_argument("--store", type=Path, default=STORE,
+                        help="parent directory of the sweep stores (default out/sweeps); each config "
+                             "gets <store>/<name>-<hash8>, and re-running a command resumes it")
+
+
+def sweep(config: dict[str, Any], store: Path, *, compute: bool = True) -> tuple[pd.DataFrame, Path]:
+    """Run (or resume) a sweep in ``<store>/<name>-<hash8>`` on every local core; rows and directory.
+
+    ``compute=False`` only reads the finished cells (for redrawing).
+    """
+    grid = Sweep.from_dict(config)
+    directory = default_store_dir(grid, store)
+    if compute:
+        return run_sweep(grid, directory, progress=True), directory
+    return Store.read(directory).load([cell.key for cell in grid.cells]), directory
+
+
+def shown(path: Path) -> Path:
+    """``path`` relative to the repository when inside it (for the results files)."""
+    return path.resolve().relative_to(ROOT) if path.resolve().is_relative_to(ROOT) else path
+
+
+def command_line() -> str:
+    """The command that is running, as a person would type it."""
+    return "python " + " ".join(shlex.quote(a) for a in sys.argv)
+
+
+def write_csv(df: pd.DataFrame, path: Path, header: str) -> None:
+    """``df`` as CSV after a ``# header`` line (read back with ``pd.read_csv(path, comment="#")``)."""
+    with open(path, "w") as fh:
+        fh.write(f"# {header}\n")
+        df.to_csv(fh, index=False, float_format="%.6g")
 
 
 def markdown(df: pd.DataFrame) -> str:
@@ -96,34 +144,33 @@ def half_split(df: pd.DataFrame, horizon: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def thin(df: pd.DataFrame, every: int = 5) -> pd.DataFrame:
+    """Per-seed cumulative regret at every ``every``-th recorded step counted back from T (keeps T/2)."""
+    steps = sorted(df["step"].unique())[::-1][::every]
+    cols = ["agent", "seed", "step", "cumulative_regret"]
+    return df.loc[df["step"].isin(steps), cols].sort_values(["agent", "seed", "step"], kind="stable")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="T=2000, 3 seeds (smoke run)")
     parser.add_argument("--seeds", type=int, default=20)
-    parser.add_argument("--horizon", type=int, default=10_000)
     parser.add_argument("--epsilon", type=float, default=1.0)
-    parser.add_argument("--root-seed", type=int, default=2022)
-    parser.add_argument("--replot", action="store_true", help="redraw from the existing CSV")
+    add_common_options(parser)
+    parser.add_argument("--replot", action="store_true", help="redraw from the finished cells of the store")
     args = parser.parse_args()
     horizon, seeds = (2000, 3) if args.quick else (args.horizon, args.seeds)
     stem = "fig5_1_quick" if args.quick else "fig5_1"
     dim = 50
+    config = {
+        "name": stem, "root_seed": args.root_seed, "seeds": seeds, "n_points": 101, "spacing": "linear",
+        "grid": {"agent": agents(args.epsilon, dim), "env_id": ENV_ID, "horizon": horizon},
+    }
+    df, store = sweep(config, args.store, compute=not args.replot)
     RESULTS.mkdir(exist_ok=True)
-    if args.replot:  # redraw the figure and the summary from an existing CSV
-        df = pd.read_csv(RESULTS / f"{stem}.csv")
-        horizon, seeds = int(df["step"].max()), int(df["seed"].nunique())
-    else:
-        df = run(
-            ENV_ID,
-            agents(args.epsilon, dim),
-            n_seeds=seeds,
-            root_seed=args.root_seed,
-            horizon=horizon,
-            n_points=101,
-            spacing="linear",
-            progress=True,
-        )
-        df.to_csv(RESULTS / f"{stem}.csv", index=False, float_format="%.6g")
+    command = " ".join(a for a in command_line().split(" ") if a != "--replot")
+    origin = f"{command} (root seed {args.root_seed}; sweep store {shown(store)})"
+    write_csv(thin(df), RESULTS / f"{stem}.csv", f"produced by: {origin}")
     plot_regret(
         df,
         RESULTS / f"{stem}.png",
@@ -132,9 +179,9 @@ def main() -> None:
     )
     table = final_regret_table(df)
     halves = half_split(df, horizon)
-    command = "python " + " ".join(shlex.quote(a) for a in sys.argv if a != "--replot")
     with open(RESULTS / f"{stem}.md", "w") as fh:
-        fh.write(f"# Figure 5.1 reproduction\n\nCommand: `{command}` (root seed {args.root_seed})\n\n")
+        fh.write(f"# Figure 5.1 reproduction\n\nCommand: `{command}` (root seed {args.root_seed}; "
+                 f"sweep store `{shown(store)}`)\n\n")
         fh.write("## Final cumulative regret (mean, 95% t-interval over seeds)\n\n")
         fh.write(markdown(table) + "\n\n")
         fh.write(f"Paper (authors' Figure 5.1, read off the plot): DP-HDB ~{PAPER['DP-HDB']:g}, "

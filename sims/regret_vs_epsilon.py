@@ -5,8 +5,11 @@ faithfully calibrated DP-HDB starts to learn; delta = 1/T, T = 10,000, d = 50, K
 (``dpbandit/HDBSection54-v0``). Non-private LinUCB, DP-HDB with noise off and random play are
 drawn as horizontal references.
 
-Usage: python sims/regret_vs_epsilon.py [--quick] [--seeds 10]
-Writes results/regret_vs_epsilon.csv (one row per agent and epsilon), .png and .md.
+Usage: python sims/regret_vs_epsilon.py [--quick] [--seeds 10] [--store out/sweeps]
+Two sweeps (docs/sweeps.md; the private agents x epsilon, and the references once) run on every local
+core into ``<store>/regret_vs_epsilon-<hash>`` and ``<store>/regret_vs_epsilon_refs-<hash>``; re-running
+the command resumes them. Writes results/regret_vs_epsilon.csv (one row per agent and epsilon), .png
+and .md.
 """
 
 from __future__ import annotations
@@ -17,44 +20,54 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import shlex  # noqa: E402
-import sys  # noqa: E402
 
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
-from fig5_1 import ENV_ID, RESULTS, agents, markdown, private_agents  # noqa: E402
-from tqdm import tqdm  # noqa: E402
+from fig5_1 import (  # noqa: E402
+    ENV_ID,
+    RESULTS,
+    add_common_options,
+    command_line,
+    markdown,
+    private_agents,
+    reference_agents,
+    shown,
+    sweep,
+    write_csv,
+)
 
-from dpbandit.harness import final_regret_table, run  # noqa: E402
+from dpbandit.harness import final_regret_table  # noqa: E402
 
 EPSILONS = (0.1, 0.3, 1.0, 3.0, 10.0)
 EXTENDED = (30.0, 100.0, 1000.0)
-REFERENCES = ("DP-HDB noise off (not private)", "LinUCB (not private)", "random")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="T=2000, 2 seeds, 3 epsilons")
     parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--horizon", type=int, default=10_000)
-    parser.add_argument("--root-seed", type=int, default=2022)
+    add_common_options(parser)
     args = parser.parse_args()
     horizon, seeds = (2000, 2) if args.quick else (args.horizon, args.seeds)
     grid = (0.1, 1.0, 100.0) if args.quick else EPSILONS + EXTENDED
     stem = "regret_vs_epsilon_quick" if args.quick else "regret_vs_epsilon"
-    common = dict(n_seeds=seeds, root_seed=args.root_seed, horizon=horizon, n_points=4, progress=False)
-    tables = []
-    for eps in tqdm(grid, desc="epsilon"):
-        table = final_regret_table(run(ENV_ID, private_agents(eps, 50), **common))
-        tables.append(table.assign(requested_epsilon=eps))
-    every = agents(1.0, 50)
-    refs = final_regret_table(run(ENV_ID, {k: every[k] for k in REFERENCES}, **common))
-    result = pd.concat(tables + [refs.assign(requested_epsilon=float("nan"))], ignore_index=True)
+    common = {"root_seed": args.root_seed, "seeds": seeds, "n_points": 4}
+    setting = {"env_id": ENV_ID, "horizon": horizon}
+    private, store = sweep({"name": stem, **common,
+                            "grid": {"agent": private_agents(50), "epsilon": list(grid), **setting}}, args.store)
+    refs_rows, refs_store = sweep({"name": f"{stem}_refs", **common,
+                                   "grid": {"agent": reference_agents(), **setting}}, args.store)
+    table = final_regret_table(private, by=("target_epsilon", "agent"))
+    table = table.rename(columns={"target_epsilon": "requested_epsilon"})
+    refs = final_regret_table(refs_rows)
+    result = pd.concat([table, refs.assign(requested_epsilon=float("nan"))], ignore_index=True)
     RESULTS.mkdir(exist_ok=True)
-    result.to_csv(RESULTS / f"{stem}.csv", index=False)
+    command = command_line()
+    where = f"root seed {args.root_seed}; sweep stores {shown(store)}, {shown(refs_store)}"
+    write_csv(result, RESULTS / f"{stem}.csv", f"produced by: {command} ({where})")
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for name, group in result.dropna(subset=["requested_epsilon"]).groupby("agent", sort=False):
@@ -75,11 +88,10 @@ def main() -> None:
     fig.savefig(RESULTS / f"{stem}.png", dpi=130)
     plt.close(fig)
 
-    command = "python " + " ".join(shlex.quote(a) for a in sys.argv)
     cols = ["agent", "requested_epsilon", "epsilon", "claimed_epsilon", "final_regret_mean",
             "ci95_low", "ci95_high"]
     with open(RESULTS / f"{stem}.md", "w") as fh:
-        fh.write(f"# Final regret vs epsilon\n\nCommand: `{command}` (root seed {args.root_seed})\n\n")
+        fh.write(f"# Final regret vs epsilon\n\nCommand: `{command}` ({where})\n\n")
         fh.write("`epsilon` is the accountant's epsilon at delta = 1/T, `claimed_epsilon` the claim.\n\n")
         fh.write(markdown(result[cols]) + "\n")
     print(result[cols].to_string(index=False))
