@@ -23,7 +23,9 @@ i.e. how often the w.h.p. event failed in non-strict mode) per kind, and ``evalu
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,6 +44,9 @@ from dpbandit.privacy import accounting
 from dpbandit.privacy.guarantee import PrivacyGuarantee
 from dpbandit.privacy.noise import gaussian
 from dpbandit.privacy.tree import TreeAggregator, gaussian_tree
+
+if TYPE_CHECKING:  # pragma: no cover
+    import dp_accounting
 
 __all__ = ["MultiPassOracle", "OracleParams", "SinglePassOracle"]
 
@@ -104,8 +109,12 @@ def _anchor_count(steps: int, period: int) -> int:
     return -(-steps // period)
 
 
-class _Oracle:
-    """Shared set-up: validation, per-sample bounds, clipping and the step/period bookkeeping."""
+class _Oracle(abc.ABC):
+    """Shared set-up: validation, per-sample bounds, clipping and the step/period bookkeeping.
+
+    Subclasses give :meth:`_uses_per_sample` (how often one sample enters the releases, for the union bound
+    of the per-sample event) and :meth:`_setup` (their own calibration, run at the end of ``__init__``).
+    """
 
     mechanism = ""
 
@@ -121,10 +130,9 @@ class _Oracle:
         epsilon: float,
         delta: float,
         rng: np.random.Generator,
-        noise: bool,
-        strict: bool,
-        calibration: str,
-        uses_per_sample: int,
+        noise: bool = True,
+        strict: bool = True,
+        calibration: str = "accountant",
     ) -> None:
         if not isinstance(loss, SampleLoss):
             raise TypeError(f"Expected loss to be a SampleLoss, got {type(loss).__name__}.")
@@ -147,7 +155,7 @@ class _Oracle:
         self._dir_rng, self._noise_rng = _validate.rng(rng=rng).spawn(2)
         self.delta_event = 0.0 if strict else self.delta / 2.0
         # level of the deviation bound: the event's share (non-strict) or, as a default clip scale, delta/2 (strict)
-        gamma = (self.delta / 2.0 if strict else self.delta_event) / (4 * uses_per_sample)
+        gamma = (self.delta / 2.0 if strict else self.delta_event) / (4 * self._uses_per_sample())
         self.bounds: PerSampleBounds = per_sample_bounds(
             order=params.order,
             lipschitz=loss.lipschitz,
@@ -165,6 +173,15 @@ class _Oracle:
         self.counters = OracleCounters()
         self.t = 0
         self._z_prev: np.ndarray | None = None
+        self._setup()
+
+    @abc.abstractmethod
+    def _uses_per_sample(self) -> int:
+        """Releases one sample enters (union bound of the per-sample event; ``self.steps`` is set)."""
+
+    @abc.abstractmethod
+    def _setup(self) -> None:
+        """Oracle-specific checks and noise calibration, after the shared set-up."""
 
     @property
     def dim(self) -> int:
@@ -195,6 +212,21 @@ class _Oracle:
     def _increment_sum(self, z: np.ndarray, idx: slice) -> np.ndarray:
         inc = self._estimates(z, idx, self.params.m) - self._estimates(self._z_prev, idx, self.params.m)
         return self._bounded_sum(inc, "increment")
+
+    def _guarantee(
+        self, event: dp_accounting.DpEvent, delta_mech: float, *, accountant: str, notes: str
+    ) -> PrivacyGuarantee:
+        """RDP epsilon of the releases' ``event`` at ``delta_mech``; the claimed delta adds delta_event."""
+        return PrivacyGuarantee(
+            mechanism=self.mechanism,
+            claimed_epsilon=self.epsilon,
+            claimed_delta=self.delta,
+            epsilon=accounting.epsilon_for(event, delta_mech, "rdp"),
+            relation="replace-one",
+            accountant=f"{accountant} + delta_event={self.delta_event:.3g}",
+            calibration=self.calibration,
+            notes=f"{notes}; " + self._sensitivity_notes(),
+        )
 
     def _sensitivity_notes(self) -> str:
         mode = "strict (per-sample clipping)" if self.strict else f"w.h.p. bounds, delta_event={self.delta_event:.3g}"
@@ -232,26 +264,11 @@ class SinglePassOracle(_Oracle):
         calibration: ``"accountant"`` or ``"paper"`` (see :mod:`~dpbandit.optim.nonsmooth.calibration`).
     """
 
-    def __init__(
-        self,
-        loss: SampleLoss,
-        X: np.ndarray,
-        y: np.ndarray,
-        params: OracleParams,
-        *,
-        steps: int,
-        D: float,
-        epsilon: float,
-        delta: float,
-        rng: np.random.Generator,
-        noise: bool = True,
-        strict: bool = True,
-        calibration: str = "accountant",
-    ) -> None:
-        super().__init__(
-            loss, X, y, params, steps=steps, D=D, epsilon=epsilon, delta=delta, rng=rng, noise=noise,
-            strict=strict, calibration=calibration, uses_per_sample=1,
-        )
+    def _uses_per_sample(self) -> int:
+        return 1
+
+    def _setup(self) -> None:
+        params = self.params
         k1 = _anchor_count(self.steps, params.period)
         needed = k1 * params.B1 + (self.steps - k1) * params.B2
         if needed > self.y.shape[0]:
@@ -305,18 +322,11 @@ class SinglePassOracle(_Oracle):
         """Guarantee of all T releases: one tree (parallel composition over periods) plus delta_event."""
         if not self.noise:
             return None
-        event = accounting.tree_aggregation_event(self.sigma / self.sensitivity, self.params.period)
-        eps = accounting.epsilon_for(event, self.delta_tree, "rdp")
-        return PrivacyGuarantee(
-            mechanism=self.mechanism,
-            claimed_epsilon=self.epsilon,
-            claimed_delta=self.delta,
-            epsilon=eps,
-            relation="replace-one",
-            accountant=f"rdp (tree, delta_tree={self.delta_tree:.3g}) + delta_event={self.delta_event:.3g}",
-            calibration=self.calibration,
-            notes=f"sigma={self.sigma:.4g}, sensitivity={self.sensitivity:.4g}, Sigma={self.params.period}; "
-            + self._sensitivity_notes(),
+        return self._guarantee(
+            accounting.tree_aggregation_event(self.sigma / self.sensitivity, self.params.period),
+            self.delta_tree,
+            accountant=f"rdp (tree, delta_tree={self.delta_tree:.3g})",
+            notes=f"sigma={self.sigma:.4g}, sensitivity={self.sensitivity:.4g}, Sigma={self.params.period}",
         )
 
 
@@ -329,26 +339,11 @@ class MultiPassOracle(_Oracle):
     all T uses of the changed sample (union bound, notes section 5).
     """
 
-    def __init__(
-        self,
-        loss: SampleLoss,
-        X: np.ndarray,
-        y: np.ndarray,
-        params: OracleParams,
-        *,
-        steps: int,
-        D: float,
-        epsilon: float,
-        delta: float,
-        rng: np.random.Generator,
-        noise: bool = True,
-        strict: bool = True,
-        calibration: str = "accountant",
-    ) -> None:
-        super().__init__(
-            loss, X, y, params, steps=steps, D=D, epsilon=epsilon, delta=delta, rng=rng, noise=noise,
-            strict=strict, calibration=calibration, uses_per_sample=steps,
-        )
+    def _uses_per_sample(self) -> int:
+        return self.steps
+
+    def _setup(self) -> None:
+        params = self.params
         n = self.y.shape[0]
         self.mechanism = f"Alg 2+4 (multi-pass {params.order}-order, Gaussian composition)"
         k1 = _anchor_count(self.steps, params.period)
@@ -388,17 +383,11 @@ class MultiPassOracle(_Oracle):
         """Guarantee of the T adaptive Gaussian releases (k1 anchors, k2 increments) plus delta_event."""
         if not self.noise:
             return None
-        event = multi_pass_event(sigmas=self.sigmas, sensitivities=self.sensitivities, counts=self.counts)
-        eps = accounting.epsilon_for(event, self.delta_mech, "rdp")
-        return PrivacyGuarantee(
-            mechanism=self.mechanism,
-            claimed_epsilon=self.epsilon,
-            claimed_delta=self.delta,
-            epsilon=eps,
-            relation="replace-one",
-            accountant=f"rdp (composition, delta={self.delta_mech:.3g}) + delta_event={self.delta_event:.3g}",
-            calibration=self.calibration,
+        return self._guarantee(
+            multi_pass_event(sigmas=self.sigmas, sensitivities=self.sensitivities, counts=self.counts),
+            self.delta_mech,
+            accountant=f"rdp (composition, delta={self.delta_mech:.3g})",
             notes=f"sigma1={self.sigmas[0]:.4g}, sigma2={self.sigmas[1]:.4g}, s={self.sensitivities}, "
-            f"counts={self.counts}; " + self._sensitivity_notes(),
+            f"counts={self.counts}",
         )
 
