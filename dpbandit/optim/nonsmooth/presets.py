@@ -73,6 +73,16 @@ def _g0_squared(
     return g0
 
 
+def _averaging_length(alpha: float, D: float) -> int:
+    """M = floor(alpha / (4 D)), at least 1 (Prop 2.6 setting)."""
+    return max(1, math.floor(alpha / (4 * D)))
+
+
+def _bound(*, gap: float, D: float, T: int, M: int, L: float, g0_squared: float) -> float:
+    """Prop 2.6's bound with constants 1: Phi/(D T) + 3 G1 / (2 sqrt(M)) + G0 with G1^2 = L^2 + G0^2."""
+    return gap / (D * T) + 1.5 * math.sqrt(L**2 + g0_squared) / math.sqrt(M) + math.sqrt(g0_squared)
+
+
 def step_size(D: float, M: int, lipschitz: float, g0_squared: float) -> float:
     """eta = D / (G1 sqrt(M)) with G1 = sqrt(L^2 + G0^2) (Prop 2.6; notes 7.11)."""
     return D / (math.sqrt(lipschitz**2 + g0_squared) * math.sqrt(M))
@@ -113,7 +123,7 @@ def theory_preset(
         D = (a**2 if thm41 == "printed" else a) * beta**2 / L**2
         T = max(1, math.ceil(Phi * L**2 / ((a**2 if thm41 == "printed" else a) * beta**3)))
         period = max(1, round(a / (D * math.sqrt(d))))
-        M = max(1, math.floor(a / (4 * D)))
+        M = _averaging_length(a, D)
         k1 = -(-T // period)
         s = (2 * L / n, 4 * D * L * math.sqrt(d) / (a * n))
         s1, s2 = multi_pass_sigmas(
@@ -134,7 +144,7 @@ def theory_preset(
         )
         period = max(1, math.ceil((a / (eps * D)) ** (2 / 3) + a / (D * math.sqrt(d))))
         B1, B2 = period, 1
-        M = max(1, math.floor(a / (4 * D)))
+        M = _averaging_length(a, D)
         log_m = math.log(d * B2 / delta)
         if order == "zeroth":
             m = math.ceil(log_m * (d**2 * B1**2 + d * a**2 * B2**2 / D**2))  # Lemma 3.5
@@ -150,7 +160,7 @@ def theory_preset(
         params = OracleParams(order=order, alpha=a, period=period, m=m, B1=B1, B2=B2)
         source = f"Thm {'3.1' if order == 'zeroth' else '6.1'}, constants 1"
     T = max(T, M)
-    bound = Phi / (D * T) + 1.5 * math.sqrt(L**2 + g0) / math.sqrt(M) + math.sqrt(g0)
+    bound = _bound(gap=Phi, D=D, T=T, M=M, L=L, g0_squared=g0)
     return Preset(params, D, M, T, step_size(D, M, L, g0), multi_pass, bound, source)
 
 
@@ -194,7 +204,7 @@ def practical_preset(
         if period > T:
             continue
         for D in np.geomspace(a / 4.0, a * 1e-5, n_grid):
-            M = max(1, math.floor(a / (4 * D)))
+            M = _averaging_length(a, D)
             if M > T:
                 continue
             c_a, c_i = L, 2.0 * D * L * math.sqrt(d) / a
@@ -213,7 +223,7 @@ def practical_preset(
             g0 = _g0_squared(
                 order=order, L=L, d=d, alpha=a, D=D, period=period, B1=B1, B2=B2, m=m, noise_var=noise_var
             )
-            bound = Phi / (D * T) + 1.5 * math.sqrt(L**2 + g0) / math.sqrt(M) + math.sqrt(g0)
+            bound = _bound(gap=Phi, D=D, T=T, M=M, L=L, g0_squared=g0)
             if best is None or bound < best[0]:
                 params = OracleParams(
                     order=order, alpha=a, period=period, m=m, B1=B1, B2=B2, clip_anchor=c_a, clip_increment=c_i
