@@ -128,10 +128,18 @@ class DPMEMF(BatchOptimizer):
         yb: np.ndarray,
         noise_row: np.ndarray,
     ) -> tuple[np.ndarray, int]:
-        """Algorithm 2 line 4: clipped mean gradient plus the correlated noise row (and #clipped rows)."""
-        grads = self.loss.per_example_grad(x, Xb, yb)
-        clipped = int(np.sum(np.linalg.norm(grads, axis=1) > self.clip_norm))
-        return clip_rows(grads, self.clip_norm).mean(axis=0) + noise_row, clipped
+        """Clipped mean of the per-example rows plus the noise row, then the recursion; and #clipped rows."""
+        rows = self._rows(t, x, x_prev, Xb, yb)
+        clipped = int(np.sum(np.linalg.norm(rows, axis=1) > self.clip_norm))
+        return self._recursion(g_prev, clip_rows(rows, self.clip_norm).mean(axis=0) + noise_row), clipped
+
+    def _rows(self, t: int, x: np.ndarray, x_prev: np.ndarray, Xb: np.ndarray, yb: np.ndarray) -> np.ndarray:
+        """Algorithm 2 line 4: the per-example gradients at x_t (clipped and noised by ``_direction``)."""
+        return self.loss.per_example_grad(x, Xb, yb)
+
+    def _recursion(self, g_prev: np.ndarray, step: np.ndarray) -> np.ndarray:
+        """DP-MEMF: g_t is the noisy clipped mean itself."""
+        return step
 
     def fit(self, X: np.ndarray, y: np.ndarray, *, record: bool = False) -> OptimResult:
         """Run k epochs over (X, y) in the given order; returns the last iterate."""
@@ -196,23 +204,16 @@ class DPSRGMEMF(DPMEMF):
             raise ValueError(f"Expected decay < 1, got decay={decay}.")
         super().__init__(loss, **kwargs)
 
-    def _direction(
-        self,
-        t: int,
-        x: np.ndarray,
-        x_prev: np.ndarray,
-        g_prev: np.ndarray,
-        Xb: np.ndarray,
-        yb: np.ndarray,
-        noise_row: np.ndarray,
-    ) -> tuple[np.ndarray, int]:
-        """Algorithm 3 lines 4-6: clip the per-example difference, add noise, decay recursion."""
+    def _rows(self, t: int, x: np.ndarray, x_prev: np.ndarray, Xb: np.ndarray, yb: np.ndarray) -> np.ndarray:
+        """Algorithm 3 line 4: per-example grad l(x_t) - c grad l(x_{t-1}) (clipped, noised: Delta_t)."""
         diff = self.loss.per_example_grad(x, Xb, yb)
         if t > 0:  # c_0 = 0: no previous iterate at the first step
             diff = diff - self.decay * self.loss.per_example_grad(x_prev, Xb, yb)
-        clipped = int(np.sum(np.linalg.norm(diff, axis=1) > self.clip_norm))
-        delta_tilde = clip_rows(diff, self.clip_norm).mean(axis=0) + noise_row
-        return self.decay * g_prev + delta_tilde, clipped
+        return diff
+
+    def _recursion(self, g_prev: np.ndarray, step: np.ndarray) -> np.ndarray:
+        """Algorithm 3 line 6: g_t = c g_{t-1} + Delta_t."""
+        return self.decay * g_prev + step
 
     def _gradient_count(self, n_steps: int) -> int:
         return (2 * n_steps - 1) * self.batch_size
