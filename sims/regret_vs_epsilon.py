@@ -56,10 +56,10 @@ def main() -> None:
     stem = "regret_vs_epsilon_quick" if args.quick else "regret_vs_epsilon"
     common = {"root_seed": args.root_seed, "seeds": seeds, "n_points": 4}
     setting = {"env_id": ENV_ID, "horizon": horizon}
-    private, store = sweep({"name": stem, **common,
-                            "grid": {"agent": private_agents(50), "epsilon": list(grid), **setting}}, args.store)
-    refs_rows, refs_store = sweep({"name": f"{stem}_refs", **common,
-                                   "grid": {"agent": reference_agents(), **setting}}, args.store)
+    private_grid = {"agent": private_agents(50), "epsilon": list(grid), **setting}
+    private, store = sweep({"name": stem, **common, "grid": private_grid}, args.store)
+    refs_grid = {"agent": reference_agents(), **setting}
+    refs_rows, refs_store = sweep({"name": f"{stem}_refs", **common, "grid": refs_grid}, args.store)
     table = final_regret_table(private, by=("target_epsilon", "agent"))
     table = table.rename(columns={"target_epsilon": "requested_epsilon"})
     refs = final_regret_table(refs_rows)
