@@ -125,7 +125,6 @@ class DPUCB(SharedLinUCB):
         root = math.sqrt(D) + math.sqrt(2.0 * log_term)
         self.gamma = self.sigma_noise * math.sqrt(m / self.upsilon) * root
         tree_rng, self._tie_rng = self.rng.spawn(2)
-        self.rng = self._tie_rng  # LinearUCBAgent.act breaks ties with self.rng
         shape = (D + 1, D + 1)
         self.tree: TreeAggregator = (
             gaussian_tree(shape, self.sigma_noise, tree_rng, T, symmetric=True, cumulative=True)

@@ -53,6 +53,7 @@ class LinearUCBAgent(Agent):
         super().__init__(n_arms, dim, rng=rng, horizon=horizon)
         self.regularization = _validate.positive(regularization=regularization)
         self.t = 0
+        self._tie_rng = self.rng  # subclasses may give tie-breaking its own stream
         n_models, feature_dim = self._model_shape()
         self.v_inv = np.tile(np.eye(feature_dim) / self.regularization, (n_models, 1, 1))
         self.u = np.zeros((n_models, feature_dim))
@@ -96,6 +97,10 @@ class LinearUCBAgent(Agent):
         """Multiplier of the confidence width at the current round."""
         raise NotImplementedError
 
+    def _break_tie(self, candidates: np.ndarray) -> int:
+        """Pick one of several arms with the same score, uniformly, from the tie-breaking stream."""
+        return int(self._tie_rng.choice(candidates))
+
     # -- contract ------------------------------------------------------------------------------
     def act(self, observation: np.ndarray) -> int:
         """Pull the arm with the largest upper confidence bound (random tie-breaking)."""
@@ -104,7 +109,7 @@ class LinearUCBAgent(Agent):
         width = self._width()
         scores = mean if width == 0.0 else mean + width * np.sqrt(np.maximum(variance, 0.0))
         best = np.flatnonzero(scores == scores.max())
-        return int(best[0] if best.size == 1 else self.rng.choice(best))
+        return int(best[0] if best.size == 1 else self._break_tie(best))
 
     def update(self, observation: np.ndarray, action: int, reward: float) -> None:
         """Learn from ``(observation, action, reward)``."""
@@ -146,7 +151,7 @@ class LinearUCBAgent(Agent):
             self.t += stop - start
             start, chosen = stop, -1
             if status == kernels.TIE:
-                chosen = int(self.rng.choice(ties[:n].copy()))
+                chosen = self._break_tie(ties[:n].copy())
         return actions
 
     @property
