@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "available_memory",
     "finite",
+    "fits_in_memory",
     "integer",
     "nonnegative",
     "norm_index",
@@ -130,3 +133,32 @@ def rng(**kwargs: Any) -> np.random.Generator:
             f"got {type(value).__name__}."
         )
     return value
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux ``MemAvailable``), ``None`` if unknown."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def fits_in_memory(nbytes: float, *, because: str) -> None:
+    """Raise ``ValueError`` before any work starts if ``nbytes`` exceed the available memory.
+
+    ``because`` names the parameters that set the size, e.g. ``"dim=1000000000 x n_arms=5"``.
+    """
+    available = available_memory()
+    if available is not None and nbytes > available:
+        gib = 2.0**30
+        raise ValueError(
+            f"Expected {because} to fit in memory: they need about {nbytes / gib:,.1f} GiB, "
+            f"but only {available / gib:,.1f} GiB are available; reduce them."
+        )

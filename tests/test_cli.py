@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from dpbandit.cli import main, parse_agent
+from dpbandit.agents.specs import parse_agent
+from dpbandit.cli import main
 
 
 def test_run_command_prints_table_and_writes_outputs(tmp_path, capsys):
