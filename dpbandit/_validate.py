@@ -22,6 +22,7 @@ import numpy as np
 __all__ = [
     "available_memory",
     "finite",
+    "finite_array",
     "fits_in_memory",
     "integer",
     "nonnegative",
@@ -162,3 +163,18 @@ def fits_in_memory(nbytes: float, *, because: str) -> None:
             f"Expected {because} to fit in memory: they need about {nbytes / gib:,.1f} GiB, "
             f"but only {available / gib:,.1f} GiB are available; reduce them."
         )
+
+
+def finite_array(*, shape: tuple[int, ...] | None = None, **kwargs: Any) -> np.ndarray:
+    """Return the value as a float64 array; raise unless it has ``shape`` (if given) and is all finite."""
+    name, value = _single(kwargs)
+    array = np.asarray(value, dtype=float)
+    if shape is not None and array.shape != tuple(shape):
+        raise ValueError(f"Expected {name} of shape {tuple(shape)}, got {array.shape}.")
+    if not np.all(np.isfinite(array)):
+        bad = np.flatnonzero(~np.isfinite(array.ravel()))
+        raise ValueError(
+            f"Expected {name} to be finite, got {array.ravel()[bad[0]]} at flat index {bad[0]} "
+            f"({bad.size} non-finite entries)."
+        )
+    return array
