@@ -13,6 +13,7 @@ import argparse
 import math
 import sys
 import tempfile
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -223,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``dpbandit`` command."""
     parser = argparse.ArgumentParser(
         prog="dpbandit",
-        description=__doc__.split("\n\n")[1].replace("\n", " "),
+        description=textwrap.fill(__doc__.split("\n\n")[1].replace("``", "`"), 88),
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

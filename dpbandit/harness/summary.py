@@ -43,7 +43,7 @@ def final_regret_table(
     """Final cumulative regret per group: mean, 95% t-interval, paired ratio to ``reference``, std,
     seeds, horizon, wall time and epsilon (accountant) / claimed epsilon.
 
-    The mean comes first after the group keys, so a narrow terminal still shows it. When the
+    The mean (and the ratio) come first after the group keys, so a narrow terminal still shows them. When the
     ``reference`` agent (default ``"random"``) is in ``df``, ``ratio_to_<reference>`` is the mean over
     seeds of each seed's final regret divided by the reference's on the same seed (the same
     environment draws: paired), with its 95% t-interval; below 1 means the agent learns.
@@ -63,17 +63,14 @@ def final_regret_table(
     for key, group in last.groupby(list(by), sort=False):
         regret = group["cumulative_regret"].to_numpy()
         low, high = t_interval(regret)
-        row = {
-            **dict(zip(by, key if isinstance(key, tuple) else (key,))),
-            "final_regret_mean": regret.mean(),
-            "ci95_low": low,
-            "ci95_high": high,
-        }
+        row = {**dict(zip(by, key if isinstance(key, tuple) else (key,))), "final_regret_mean": regret.mean()}
+        ratio_ci: dict[str, float] = {}
         if reference_regret is not None:
             paired = group[pair_keys].merge(reference_regret, on=pair_keys, how="left")["reference"]
             ratios = regret / paired.to_numpy()
             row[ratio] = float(np.mean(ratios))
-            row[f"{ratio}_ci95_low"], row[f"{ratio}_ci95_high"] = t_interval(ratios)
+            ratio_ci = dict(zip((f"{ratio}_ci95_low", f"{ratio}_ci95_high"), t_interval(ratios)))
+        row.update({"ci95_low": low, "ci95_high": high, **ratio_ci})
         row.update(
             {
                 "final_regret_std": regret.std(ddof=1) if regret.size > 1 else float("nan"),
