@@ -34,12 +34,12 @@ DEFAULT_NOTE = (
 #: The line printed after any other comparison.
 NOTE = "Look at ratio_to_random: below 1, with its CI below 1, means an agent learns (paired by seed)."
 
-EXAMPLES = """examples:
-  dpbandit                                  the default comparison (about 20 s on 2 cores)
-  dpbandit --horizon 2000 --seeds 2         run options work without the word `run`
-  dpbandit run --agents linucb,greedy,random --env dpbandit/LinearBandit-v0 --horizon 5000
-  dpbandit run --agents dphdb,random --agent linucb:alpha=0.5,regularization=2 --epsilon 0.5
-  dpbandit sweep examples/sweep_small.toml  a resumable grid (docs/sweeps.md)
+EXAMPLES = """examples (times on 2 cores):
+  dpbandit                                 # the default comparison (20-40 s)
+  dpbandit --horizon 2000 --seeds 4        # run options work without the word `run` (about 10 s)
+  dpbandit run --agents linucb,greedy,random --env dpbandit/LinearBandit-v0 --horizon 5000   # about 15 s
+  dpbandit run --agents dphdb,random --agent linucb:alpha=0.5,regularization=2 --epsilon 0.5  # 20-40 s
+  dpbandit sweep examples/sweep_small.toml # a resumable grid, about a minute (docs/sweeps.md)
 """
 
 

@@ -116,4 +116,4 @@ def test_help_lists_examples_and_says_run_is_the_default(capsys) -> None:
         main(["--help"])
     text = capsys.readouterr().out
     assert "dpbandit --horizon 100` is `dpbandit run --horizon 100" in " ".join(text.split())
-    assert "examples:" in text and "--agent linucb:alpha=0.5,regularization=2" in text
+    assert "examples (times on 2 cores):" in text and "--agent linucb:alpha=0.5,regularization=2" in text
