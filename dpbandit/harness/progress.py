@@ -5,6 +5,7 @@ Two levels, both on standard error:
 * **Runs** (:class:`RunProgress`): a tqdm bar over the (agent, seed) runs when standard error is a
   terminal; otherwise plain lines ``[dpbandit] runs 3/12 done (dphdb seed 0, 1.2 s); elapsed 4 s,
   ETA 12 s``, at most one per :data:`INTERVAL` seconds plus a closing line, so a log shows them.
+  The ETA extrapolates the pace after the first finished run (which includes start-up and compiling).
 * **Rounds inside one run** (:class:`Heartbeat`): a line ``[dpbandit] dpucb seed 0: round
   2,000/10,000 (20%), 31 s, ETA 2 min`` every :data:`INTERVAL` seconds while a long run is playing
   (also printed by worker processes, whose standard error is the parent's). A run shorter than the
@@ -37,14 +38,19 @@ def format_seconds(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
-def _eta(elapsed: float, done: float, total: float) -> str:
-    if done <= 0:
+def _eta(seconds: float, done: float, remaining: float) -> str:
+    """``"ETA 12 s"`` from ``done`` units in ``seconds``; unknown until something was done."""
+    if done <= 0 or seconds <= 0:
         return "ETA unknown"
-    return "ETA " + format_seconds(elapsed / done * (total - done))
+    return "ETA " + format_seconds(seconds / done * remaining)
 
 
 class Heartbeat:
-    """Prints the round reached by one long run every ``interval`` seconds (nothing if ``interval`` is None)."""
+    """Prints the round reached by one long run every ``interval`` seconds (nothing if ``interval`` is None).
+
+    The ETA extrapolates the pace since the first :meth:`tick` (the first block may include compiling
+    a kernel, so it is left out); a run shorter than ``interval`` prints nothing.
+    """
 
     def __init__(self, label: str, total_rounds: int, interval: float | None, stream: TextIO | None = None):
         self.label = label
@@ -53,19 +59,22 @@ class Heartbeat:
         self.stream = stream
         self.start = time.perf_counter()
         self._last = self.start
+        self._first: tuple[float, int] | None = None
 
     def tick(self, rounds_done: int) -> None:
         """Report ``rounds_done`` if ``interval`` seconds passed since the last line."""
         if self.interval is None or rounds_done >= self.total:
             return
         now = time.perf_counter()
+        if self._first is None:
+            self._first = (now, rounds_done)
         if now - self._last < self.interval:
             return
         self._last = now
-        elapsed = now - self.start
+        since, base = self._first
         print(
             f"{_PREFIX} {self.label}: round {rounds_done:,}/{self.total:,} ({100 * rounds_done / self.total:.0f}%), "
-            f"{format_seconds(elapsed)}, {_eta(elapsed, rounds_done, self.total)}",
+            f"{format_seconds(now - self.start)}, {_eta(now - since, rounds_done - base, self.total - rounds_done)}",
             file=self.stream or sys.stderr,
             flush=True,
         )
@@ -88,6 +97,7 @@ class RunProgress:
         self.done = 0
         self.start = time.perf_counter()
         self._last = self.start
+        self._first: float | None = None
         is_tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.mode = "off" if not enabled else ("bar" if is_tty else "lines")
         self._bar = None
@@ -108,12 +118,14 @@ class RunProgress:
             self._bar.update()
             return
         now = time.perf_counter()
+        if self._first is None:
+            self._first = now
         if self.mode == "lines" and (now - self._last >= self.interval or self.done == self.total):
             self._last = now
-            elapsed = now - self.start
+            eta = _eta(now - self._first, self.done - 1, self.total - self.done)  # first run: start-up, compile
             self._print(
                 f"runs {self.done}/{self.total} done ({agent} seed {seed}, {format_seconds(seconds)}); "
-                f"elapsed {format_seconds(elapsed)}, {_eta(elapsed, self.done, self.total)}"
+                f"elapsed {format_seconds(now - self.start)}, {eta}"
             )
 
     def close(self) -> None:

@@ -13,16 +13,18 @@ import math
 import multiprocessing
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
 from dpbandit.harness import seeding
 from dpbandit.harness.checks import accepts_keyword, check_agents, check_memory
 from dpbandit.harness.progress import INTERVAL, Heartbeat, RunProgress
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd  # imported where used: pandas takes ~0.4 s, `import dpbandit.harness` stays fast
 
 AgentFactory = Callable[..., Agent]
 """Anything called as ``factory(n_arms=K, dim=d, rng=rng[, horizon=T])``: an Agent class or a partial.
@@ -177,6 +179,47 @@ def _play_blocks(
     return regrets, wall
 
 
+def _start(
+    env_id: str,
+    agent_name: str,
+    factory: AgentFactory,
+    seed: np.random.SeedSequence,
+    horizon: int | None,
+    env_kwargs: Mapping[str, Any] | None,
+) -> tuple[Any, np.ndarray, Agent]:
+    """The environment reset for ``seed``, its first observation and the agent built for it."""
+    env = make_env(env_id, horizon, env_kwargs)
+    core = env.unwrapped
+    obs, _ = env.reset(seed=seeding.env_seed(seed))
+    kwargs = {"horizon": int(core.horizon)} if accepts_keyword(factory, "horizon") else {}
+    agent = factory(
+        n_arms=core.n_arms,
+        dim=_feature_dim(_observation_model(factory), core),
+        rng=seeding.agent_rng(seed, agent_name),
+        **kwargs,
+    )
+    if not isinstance(agent, Agent):
+        raise TypeError(f"Expected the factory of agent {agent_name!r} to build a dpbandit.agents.Agent, "
+                        f"got {type(agent).__name__}.")
+    return env, obs, agent
+
+
+def _compile_here(env_id: str, agents: Mapping[str, AgentFactory], options: Mapping[str, Any]) -> None:
+    """Play the first block of every block-path agent in this process and discard it.
+
+    Run before worker processes start: a compiled kernel is then compiled once here and loaded from
+    numba's cache by every worker, instead of being compiled by several workers at once.
+    """
+    seed = seeding.seed_sequence(0, 0)
+    for name, factory in agents.items():
+        env, obs, agent = _start(env_id, name, factory, seed, options["horizon"], options["env_kwargs"])
+        core = env.unwrapped
+        if uses_block_path(agent) and hasattr(core, "draw_rounds"):
+            first = min(FIRST_BLOCK_ROUNDS, int(core.horizon))
+            _play_blocks(agent, core, obs, np.array([first]), Heartbeat(name, first, None))
+        env.close()
+
+
 def run_one(
     env_id: str,
     agent_name: str,
@@ -194,20 +237,9 @@ def run_one(
 
     ``progress_interval``: seconds between the round-progress lines of a long run (``None``: none).
     """
-    env = make_env(env_id, horizon, env_kwargs)
+    env, obs, agent = _start(env_id, agent_name, factory, seed, horizon, env_kwargs)
     core = env.unwrapped
     horizon = int(core.horizon)
-    obs, _ = env.reset(seed=seeding.env_seed(seed))
-    kwargs = {"horizon": horizon} if accepts_keyword(factory, "horizon") else {}
-    agent = factory(
-        n_arms=core.n_arms,
-        dim=_feature_dim(_observation_model(factory), core),
-        rng=seeding.agent_rng(seed, agent_name),
-        **kwargs,
-    )
-    if not isinstance(agent, Agent):
-        raise TypeError(f"Expected the factory of agent {agent_name!r} to build a dpbandit.agents.Agent, "
-                        f"got {type(agent).__name__}.")
     record = recording_steps(horizon, n_points, spacing)
     heartbeat = Heartbeat(f"{agent_name} seed {seed_index}", horizon, progress_interval)
     if uses_block_path(agent) and hasattr(core, "draw_rounds"):
@@ -215,6 +247,8 @@ def run_one(
     else:
         regrets, wall = _play_steps(agent, env, obs, record, heartbeat)
     env.close()
+    import pandas as pd
+
     cumulative = np.cumsum(regrets)
     privacy = agent.privacy
     return pd.DataFrame(
@@ -311,6 +345,7 @@ def run(
     if n_jobs == 1:
         results = map(_run_task, tasks)
     else:
+        _compile_here(env_id, agents, options)
         context = multiprocessing.get_context("spawn")
         pool = futures.ProcessPoolExecutor(max_workers=n_jobs, mp_context=context)
         results = pool.map(_run_task, tasks)
@@ -322,4 +357,6 @@ def run(
         report.close()
         if n_jobs > 1:
             pool.shutdown(cancel_futures=True)
+    import pandas as pd
+
     return pd.concat(frames, ignore_index=True)
