@@ -25,7 +25,10 @@ COMMANDS = {
     "dpbandit --help": [str(BIN / "dpbandit"), "--help"],
     "import envs (registers the ids)": [sys.executable, "-c", "import envs"],
     "from dpbandit.harness import plot_regret; import seaborn (first plot)": [
-        sys.executable, "-c", "from dpbandit.harness import plot_regret; import seaborn"],
+        sys.executable,
+        "-c",
+        "from dpbandit.harness import plot_regret; import seaborn",
+    ],
 }
 TARGETS = {"from dpbandit.harness import run": 1.0, "dpbandit --help": 0.3}
 
@@ -44,12 +47,18 @@ def main(reps: int) -> str:
         for name, command in COMMANDS.items():
             runs[name].append(seconds(command))
     rows = [
-        [name, f"{statistics.median(v):.3f}", f"{min(v):.3f}", f"{max(v):.3f}",
-         f"<= {TARGETS[name]}" if name in TARGETS else ""]
+        [
+            name,
+            f"{statistics.median(v):.3f}",
+            f"{min(v):.3f}",
+            f"{max(v):.3f}",
+            f"<= {TARGETS[name]}" if name in TARGETS else "",
+        ]
         for name, v in runs.items()
     ]
-    return (f"Fresh processes, median of {reps} interleaved runs, wall seconds (load {load()}):\n\n"
-            + table(["command", "median s", "min s", "max s", "target s"], rows))
+    return f"Fresh processes, median of {reps} interleaved runs, wall seconds (load {load()}):\n\n" + table(
+        ["command", "median s", "min s", "max s", "target s"], rows
+    )
 
 
 if __name__ == "__main__":

@@ -52,7 +52,9 @@ def _check_out_dir(out: Path) -> Path:
         with tempfile.TemporaryFile(dir=out):
             pass
     except OSError as err:
-        raise ValueError(f"Expected --out={str(out)!r} to be a writable folder: {err.strerror or err}.") from None
+        raise ValueError(
+            f"Expected --out={str(out)!r} to be a writable folder: {err.strerror or err}."
+        ) from None
     for name in ("results.parquet", "final_regret.csv", "regret.png"):
         if (out / name).is_dir():
             raise ValueError(f"Expected --out={str(out)!r}/{name} to be a file name, but it is a folder.")
@@ -135,7 +137,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 3):
         shown = table.rename(columns={"epsilon": "epsilon_accountant", "claimed_epsilon": "epsilon_claimed"})
         print(shown.to_string(index=False))
-    is_default = specs == split_agent_list(DEFAULT_AGENTS) and (args.env, args.horizon) == (DEFAULT_ENV, DEFAULT_HORIZON)
+    is_default = specs == split_agent_list(DEFAULT_AGENTS) and (args.env, args.horizon) == (
+        DEFAULT_ENV,
+        DEFAULT_HORIZON,
+    )
     print("\n" + (DEFAULT_NOTE if is_default else NOTE))
     print(f"wrote {out / 'results.parquet'}, {out / 'final_regret.csv'} and {plot}")
     return 0
@@ -179,7 +184,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 3):
         print(table.drop(columns=["claimed_epsilon", "ci95_low", "ci95_high"]).to_string(index=False))
     total, done, failed = len(store.manifest["cells"]), len(store.finished()), len(store.failures())
-    print(f"\n{done} of {total} cells finished, {failed} failed; wrote " + ", ".join(map(str, paths.values())))
+    print(
+        f"\n{done} of {total} cells finished, {failed} failed; wrote " + ", ".join(map(str, paths.values()))
+    )
     return 0
 
 
@@ -208,12 +215,20 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         help="one agent with options, e.g. --agent linucb:alpha=0.5,regularization=2 (repeatable; "
         "added to --agents)",
     )
-    p.add_argument("--horizon", type=int, default=DEFAULT_HORIZON, help=f"rounds T (default {DEFAULT_HORIZON:,})")
-    p.add_argument("--seeds", type=int, default=DEFAULT_SEEDS, help=f"number of seeds (default {DEFAULT_SEEDS})")
+    p.add_argument(
+        "--horizon", type=int, default=DEFAULT_HORIZON, help=f"rounds T (default {DEFAULT_HORIZON:,})"
+    )
+    p.add_argument(
+        "--seeds", type=int, default=DEFAULT_SEEDS, help=f"number of seeds (default {DEFAULT_SEEDS})"
+    )
     p.add_argument("--root-seed", type=int, default=0, help="root seed (same root -> same numbers)")
-    p.add_argument("--epsilon", type=_positive_float, default=None, help="privacy budget of the private agents")
+    p.add_argument(
+        "--epsilon", type=_positive_float, default=None, help="privacy budget of the private agents"
+    )
     p.add_argument("--delta", type=float, default=None, help="delta of the private agents (default 1/T)")
-    p.add_argument("--env-kwarg", action="append", default=[], metavar="KEY=VALUE", help="env option (repeatable)")
+    p.add_argument(
+        "--env-kwarg", action="append", default=[], metavar="KEY=VALUE", help="env option (repeatable)"
+    )
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     p.add_argument("--out", default="out/default", help="output folder (default out/default)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
@@ -247,12 +262,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="where cells run (default: the config's, else local processes)",
     )
     p.add_argument("--workers", type=int, default=None, help="local worker processes (default: every core)")
-    p.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786 (implies dask)")
+    p.add_argument(
+        "--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786 (implies dask)"
+    )
     p.add_argument("--dry-run", action="store_true", help="validate the config and print the cell count")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(handler=_cmd_sweep)
 
-    p = sub.add_parser("report", help="tables (mean, std, 95%% CI of final regret) and plots of a sweep store")
+    p = sub.add_parser(
+        "report", help="tables (mean, std, 95%% CI of final regret) and plots of a sweep store"
+    )
     p.add_argument("store", help="sweep store directory")
     p.add_argument("--out", default=None, help="output directory (default STORE/report)")
     p.set_defaults(handler=_cmd_report)

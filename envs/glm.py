@@ -214,7 +214,8 @@ class GLMBanditEnv(_ProblemAttributes, gym.Env):
             obs, info = self.current_round()
             with np.printoptions(precision=3, threshold=8, edgeitems=3, suppress=True):
                 lines.append(f"round {t + 1}/{horizon}: context {obs}")
-                lines.append(f"  expected rewards {info['expected_rewards']} (best arm {info['optimal_action']})")
+                means, best = info["expected_rewards"], info["optimal_action"]
+                lines.append(f"  expected rewards {means} (best arm {best})")
         return "\n".join(lines)
 
 

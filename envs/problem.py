@@ -107,8 +107,9 @@ class GLMProblem:
             set_(self, "noise_std", _validate.nonnegative(noise_std=self.noise_std))
             if noise == "native":
                 warnings.warn(
-                    f"noise_std={self.noise_std} is ignored: rewards are drawn from the {link.name} link's own "
-                    f"law (noise='native': Bernoulli for logistic, Poisson for exponential); pass noise='gaussian' to use it.",
+                    f"noise_std={self.noise_std} is ignored: rewards are drawn from the {link.name} link's "
+                    "own law (noise='native': Bernoulli for logistic, Poisson for exponential); pass "
+                    "noise='gaussian' to use it.",
                     UserWarning,
                     stacklevel=3,
                 )

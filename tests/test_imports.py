@@ -48,7 +48,9 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
                 anchor = name.split(".") if is_package else name.split(".")[:-1]
                 anchor = anchor[: len(anchor) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names
+            ]
         for target in targets:
             while target and target not in modules:
                 target = target.rpartition(".")[0]
@@ -64,8 +66,11 @@ def _graph() -> dict[str, set[str]]:
 
 
 def _layer(module: str) -> int:
-    return max((layer, len(prefix)) for prefix, layer in LAYERS.items()
-               if module == prefix or module.startswith(prefix + "."))[0]
+    return max(
+        (layer, len(prefix))
+        for prefix, layer in LAYERS.items()
+        if module == prefix or module.startswith(prefix + ".")
+    )[0]
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:

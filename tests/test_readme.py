@@ -27,8 +27,10 @@ DOCS = sorted((ROOT / "docs").glob("*.md"))
 OUTLINES = {
     ("architecture.md", "class MyAgent(Agent):"): "the Agent contract as an outline",
     ("optim.md", "import numpy as np"): "a streaming loop over a user's own `stream` of (x, y)",
-    ("sweeps.md", "from dask_jobqueue import SLURMCluster   # or PBSCluster, SGECluster, LSFCluster"):
-        "needs a SLURM cluster",
+    (
+        "sweeps.md",
+        "from dask_jobqueue import SLURMCluster   # or PBSCluster, SGECluster, LSFCluster",
+    ): "needs a SLURM cluster",
 }
 #: ``dpbandit`` commands that need something a test machine lacks.
 NOT_RUN = {"dpbandit sweep big.toml --scheduler tcp://head:8786": "needs a Dask scheduler"}
@@ -58,8 +60,11 @@ def _block_after(marker: str) -> str:
 
 def _reduced(code: str) -> str:
     """The same code with ``horizon`` at most 300 and ``n_seeds`` / ``"seeds"`` at most 2."""
-    code = re.sub(r'(\bhorizon=|"horizon": )([\d_]+)',
-                  lambda m: m.group(1) + str(min(int(m.group(2).replace("_", "")), 300)), code)
+    code = re.sub(
+        r'(\bhorizon=|"horizon": )([\d_]+)',
+        lambda m: m.group(1) + str(min(int(m.group(2).replace("_", "")), 300)),
+        code,
+    )
     return re.sub(r'(\bn_seeds=|"seeds": )(\d+)', lambda m: m.group(1) + str(min(int(m.group(2)), 2)), code)
 
 
@@ -90,11 +95,16 @@ def _run_command(command: str, tmp_path: Path, monkeypatch) -> int:
     if args[:1] == ["sweep"]:
         config = tmp_path / Path(args[1]).name
         text = (ROOT / args[1]).read_text()
-        config.write_text(re.sub(r"horizon = \[([^\]]*)\]",
-                                 lambda m: "horizon = [" + ", ".join(str(int(v) // 10) for v in m.group(1).split(","))
-                                 + "]", text))
-        return cli.main(["sweep", str(config), "--out", str(tmp_path / "store"), "--backend", "inprocess",
-                         *args[2:]])
+        config.write_text(
+            re.sub(
+                r"horizon = \[([^\]]*)\]",
+                lambda m: "horizon = [" + ", ".join(str(int(v) // 10) for v in m.group(1).split(",")) + "]",
+                text,
+            )
+        )
+        return cli.main(
+            ["sweep", str(config), "--out", str(tmp_path / "store"), "--backend", "inprocess", *args[2:]]
+        )
     if args[:1] == ["report"]:
         assert cli.main(["sweep", str(ROOT / "examples/sweep_small.toml"), "--dry-run"]) == 0
         _run_command("dpbandit sweep examples/sweep_small.toml", tmp_path, monkeypatch)
@@ -152,7 +162,9 @@ def test_every_python_block_in_docs_runs(doc, tmp_path, monkeypatch):
 
 
 def test_outlines_still_exist():
-    firsts = {(d.name, text.splitlines()[0]) for d in DOCS for language, text in fenced_blocks(d) if text.strip()}
+    firsts = {
+        (d.name, text.splitlines()[0]) for d in DOCS for language, text in fenced_blocks(d) if text.strip()
+    }
     assert set(OUTLINES) <= firsts
 
 

@@ -72,13 +72,17 @@ class SklearnBandit(Agent):
     ) -> None:
         super().__init__(n_arms, dim, rng=rng)
         if not callable(model):
-            raise TypeError(f"Expected model to be a callable model(n_arms, seed) -> estimator, got {model!r}.")
+            raise TypeError(
+                f"Expected model to be a callable model(n_arms, seed) -> estimator, got {model!r}."
+            )
         self.batch_size = _validate.integer(batch_size=batch_size, minimum=1)
         self.warmup = _validate.integer(warmup=self.n_arms if warmup is None else warmup, minimum=1)
         self.model = model(self.n_arms, int(self.rng.integers(2**31)))
         for method in ("predict", "partial_fit"):
             if not callable(getattr(self.model, method, None)):
-                raise TypeError(f"Expected model(...) to return an estimator with {method}(), got {self.model!r}.")
+                raise TypeError(
+                    f"Expected model(...) to return an estimator with {method}(), got {self.model!r}."
+                )
         self.round = 0
         self._fitted = False
         self._rows: list[np.ndarray] = []
@@ -152,7 +156,9 @@ class MABWiserModel:
     def __call__(self, n_arms: int, seed: int) -> Any:
         from mabwiser.mab import MAB
 
-        return MAB(list(range(n_arms)), self.learning_policy, self.neighborhood_policy, seed=seed, **self.options)
+        return MAB(
+            list(range(n_arms)), self.learning_policy, self.neighborhood_policy, seed=seed, **self.options
+        )
 
 
 def mabwiser_agent(
@@ -163,6 +169,6 @@ def mabwiser_agent(
     warmup: int | None = None,
     **options: Any,
 ) -> functools.partial:
-    """A picklable agent factory for ``dpbandit.harness.run``: MABWiser's ``MAB`` through :class:`SklearnBandit`."""
+    """A picklable agent factory for ``dpbandit.harness.run``: MABWiser MAB in a :class:`SklearnBandit`."""
     model = MABWiserModel(learning_policy, neighborhood_policy, **options)
     return functools.partial(SklearnBandit, model=model, batch_size=batch_size, warmup=warmup)

@@ -25,12 +25,16 @@ def check_agents(agents: Any, n_jobs: int) -> dict[str, Callable[..., Agent]]:
     """
     if isinstance(agents, Agent) or (isinstance(agents, type) and issubclass(agents, Agent)):
         name = type(agents).__name__ if isinstance(agents, Agent) else agents.__name__
-        raise TypeError(f"Expected agents to map display names to agent classes or factories ({_EXAMPLE}), "
-                        f"got the single {'instance' if isinstance(agents, Agent) else 'class'} {name}; "
-                        f"pass {{'{name}': {name}}}.")
+        raise TypeError(
+            f"Expected agents to map display names to agent classes or factories ({_EXAMPLE}), "
+            f"got the single {'instance' if isinstance(agents, Agent) else 'class'} {name}; "
+            f"pass {{'{name}': {name}}}."
+        )
     if not isinstance(agents, Mapping):
-        raise TypeError(f"Expected agents to be a mapping of display name -> agent class or factory "
-                        f"({_EXAMPLE}), got {type(agents).__name__}.")
+        raise TypeError(
+            f"Expected agents to be a mapping of display name -> agent class or factory "
+            f"({_EXAMPLE}), got {type(agents).__name__}."
+        )
     if not agents:
         raise ValueError("Expected at least one agent in agents={}.")
     out: dict[str, Callable[..., Agent]] = {}
@@ -39,17 +43,21 @@ def check_agents(agents: Any, n_jobs: int) -> dict[str, Callable[..., Agent]]:
             raise TypeError(f"Expected every key of agents to be a non-empty display name, got {name!r}.")
         if isinstance(factory, Agent):
             cls = type(factory).__name__
-            raise TypeError(f"Expected agents[{name!r}] to be an agent class or factory, got an instance of "
-                            f"{cls}; pass the class {cls} (or functools.partial({cls}, ...)): every run "
-                            f"builds a fresh agent with its own generator.")
+            raise TypeError(
+                f"Expected agents[{name!r}] to be an agent class or factory, got an instance of "
+                f"{cls}; pass the class {cls} (or functools.partial({cls}, ...)): every run "
+                f"builds a fresh agent with its own generator."
+            )
         if not callable(factory):
             raise TypeError(f"Expected agents[{name!r}] to be an agent class or factory, got {factory!r}.")
         if n_jobs > 1:
             try:
                 pickle.dumps(factory)
             except Exception as err:  # noqa: BLE001  (pickling can fail in many ways)
-                raise TypeError(f"Expected agents[{name!r}] to be picklable for n_jobs={n_jobs} (worker "
-                                f"processes): {err}. Define it at module level, or use n_jobs=1.") from None
+                raise TypeError(
+                    f"Expected agents[{name!r}] to be picklable for n_jobs={n_jobs} (worker "
+                    f"processes): {err}. Define it at module level, or use n_jobs=1."
+                ) from None
         out[name] = factory
     return out
 
@@ -78,5 +86,7 @@ def check_memory(core: Any, horizon: int, block_elements: int, n_jobs: int) -> N
     chunk = getattr(getattr(core, "_stream", None), "chunk_rounds", 1)
     env_bytes = problem.round_bytes * chunk + 8 * block_elements
     per_run = env_bytes + 16 * horizon
-    sizes = f"dim={problem.dim} x n_arms={problem.n_arms}" if env_bytes >= 16 * horizon else f"horizon={horizon}"
+    sizes = (
+        f"dim={problem.dim} x n_arms={problem.n_arms}" if env_bytes >= 16 * horizon else f"horizon={horizon}"
+    )
     _validate.fits_in_memory(per_run * n_jobs, because=f"{sizes} (with n_jobs={n_jobs} runs at once)")

@@ -72,9 +72,10 @@ class Heartbeat:
             return
         self._last = now
         since, base = self._first
+        eta = _eta(now - since, rounds_done - base, self.total - rounds_done)
         print(
-            f"{_PREFIX} {self.label}: round {rounds_done:,}/{self.total:,} ({100 * rounds_done / self.total:.0f}%), "
-            f"{format_seconds(now - self.start)}, {_eta(now - since, rounds_done - base, self.total - rounds_done)}",
+            f"{_PREFIX} {self.label}: round {rounds_done:,}/{self.total:,} "
+            f"({100 * rounds_done / self.total:.0f}%), {format_seconds(now - self.start)}, {eta}",
             file=self.stream or sys.stderr,
             flush=True,
         )
@@ -90,7 +91,9 @@ class RunProgress:
         stream: where to write (default ``sys.stderr``).
     """
 
-    def __init__(self, total: int, enabled: bool = True, interval: float = INTERVAL, stream: TextIO | None = None):
+    def __init__(
+        self, total: int, enabled: bool = True, interval: float = INTERVAL, stream: TextIO | None = None
+    ):
         self.total = total
         self.stream = stream or sys.stderr
         self.interval = interval
@@ -122,7 +125,9 @@ class RunProgress:
             self._first = now
         if self.mode == "lines" and (now - self._last >= self.interval or self.done == self.total):
             self._last = now
-            eta = _eta(now - self._first, self.done - 1, self.total - self.done)  # first run: start-up, compile
+            eta = _eta(
+                now - self._first, self.done - 1, self.total - self.done
+            )  # first run: start-up, compile
             self._print(
                 f"runs {self.done}/{self.total} done ({agent} seed {seed}, {format_seconds(seconds)}); "
                 f"elapsed {format_seconds(now - self.start)}, {eta}"

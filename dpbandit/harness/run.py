@@ -66,7 +66,9 @@ def make_env(env_id: str, horizon: int | None = None, env_kwargs: Mapping[str, A
     import envs  # noqa: F401  (registers the dpbandit/ ids)
 
     if not isinstance(env_id, str):
-        raise TypeError(f"Expected env_id to be a registered id string, got {type(env_id).__name__} {env_id!r}.")
+        raise TypeError(
+            f"Expected env_id to be a registered id string, got {type(env_id).__name__} {env_id!r}."
+        )
     kwargs = dict(env_kwargs or {})
     if horizon is not None:
         kwargs["horizon"] = _validate.integer(horizon=horizon, minimum=1)
@@ -199,8 +201,10 @@ def _start(
         **kwargs,
     )
     if not isinstance(agent, Agent):
-        raise TypeError(f"Expected the factory of agent {agent_name!r} to build a dpbandit.agents.Agent, "
-                        f"got {type(agent).__name__}.")
+        raise TypeError(
+            f"Expected the factory of agent {agent_name!r} to build a dpbandit.agents.Agent, "
+            f"got {type(agent).__name__}."
+        )
     return env, obs, agent
 
 
@@ -272,7 +276,9 @@ def run_one(
 def _run_task(args: tuple) -> tuple[pd.DataFrame, float]:
     env_id, name, factory, root_seed, index, options = args
     start = time.perf_counter()
-    frame = run_one(env_id, name, factory, seeding.seed_sequence(root_seed, index), seed_index=index, **options)
+    frame = run_one(
+        env_id, name, factory, seeding.seed_sequence(root_seed, index), seed_index=index, **options
+    )
     return frame, time.perf_counter() - start
 
 
@@ -350,7 +356,7 @@ def run(
         pool = futures.ProcessPoolExecutor(max_workers=n_jobs, mp_context=context)
         results = pool.map(_run_task, tasks)
     try:
-        for task, (frame, seconds) in zip(tasks, results):
+        for task, (frame, seconds) in zip(tasks, results, strict=True):
             frames.append(frame)
             report.run_done(task[1], task[4], seconds)
     finally:

@@ -29,7 +29,9 @@ def _check_frame(df: pd.DataFrame, by: tuple[str, ...]) -> None:
     import pandas as pd
 
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"Expected df to be the DataFrame returned by dpbandit.harness.run, got {type(df).__name__}.")
+        raise TypeError(
+            f"Expected df to be the DataFrame returned by dpbandit.harness.run, got {type(df).__name__}."
+        )
     missing = [c for c in (*REQUIRED, *by) if c not in df.columns]
     if missing:
         raise ValueError(f"Expected df to have the columns {missing} (as dpbandit.harness.run returns).")
@@ -63,13 +65,14 @@ def final_regret_table(
     for key, group in last.groupby(list(by), sort=False):
         regret = group["cumulative_regret"].to_numpy()
         low, high = t_interval(regret)
-        row = {**dict(zip(by, key if isinstance(key, tuple) else (key,))), "final_regret_mean": regret.mean()}
+        keys = key if isinstance(key, tuple) else (key,)
+        row = {**dict(zip(by, keys, strict=True)), "final_regret_mean": regret.mean()}
         ratio_ci: dict[str, float] = {}
         if reference_regret is not None:
             paired = group[pair_keys].merge(reference_regret, on=pair_keys, how="left")["reference"]
             ratios = regret / paired.to_numpy()
             row[ratio] = float(np.mean(ratios))
-            ratio_ci = dict(zip((f"{ratio}_ci95_low", f"{ratio}_ci95_high"), t_interval(ratios)))
+            ratio_ci = dict(zip((f"{ratio}_ci95_low", f"{ratio}_ci95_high"), t_interval(ratios), strict=True))
         row.update({"ci95_low": low, "ci95_high": high, **ratio_ci})
         row.update(
             {

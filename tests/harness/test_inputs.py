@@ -58,7 +58,11 @@ def test_huge_environment_is_refused_at_construction() -> None:
 
 
 @pytest.mark.parametrize(
-    "make", [lambda: LinUCB(2, 3, rng=np.random.default_rng(0)), lambda: DPHDB(2, 3, rng=np.random.default_rng(0), horizon=100)]
+    "make",
+    [
+        lambda: LinUCB(2, 3, rng=np.random.default_rng(0)),
+        lambda: DPHDB(2, 3, rng=np.random.default_rng(0), horizon=100),
+    ],
 )
 def test_nan_context_is_named(make) -> None:
     agent = make()
@@ -89,8 +93,19 @@ def test_noise_std_with_native_rewards_warns() -> None:
 
 def test_final_regret_table_on_an_empty_frame_names_df() -> None:
     with pytest.raises(ValueError, match="Expected df to hold at least one run"):
-        final_regret_table(pd.DataFrame(columns=["agent", "seed", "step", "cumulative_regret", "wall_time",
-                                                 "epsilon", "claimed_epsilon"]))
+        final_regret_table(
+            pd.DataFrame(
+                columns=[
+                    "agent",
+                    "seed",
+                    "step",
+                    "cumulative_regret",
+                    "wall_time",
+                    "epsilon",
+                    "claimed_epsilon",
+                ]
+            )
+        )
     with pytest.raises(ValueError, match=r"Expected df to have the columns \['agent', 'seed', 'step'"):
         final_regret_table(pd.DataFrame())
     with pytest.raises(TypeError, match="Expected df to be the DataFrame"):
@@ -99,8 +114,17 @@ def test_final_regret_table_on_an_empty_frame_names_df() -> None:
 
 def _frame(regrets: dict[str, list[float]]) -> pd.DataFrame:
     rows = [
-        {"env_id": "e", "agent": agent, "seed": seed, "step": step, "cumulative_regret": value * step / 10,
-         "regret": 0.0, "wall_time": 0.1, "epsilon": math.nan, "claimed_epsilon": math.nan}
+        {
+            "env_id": "e",
+            "agent": agent,
+            "seed": seed,
+            "step": step,
+            "cumulative_regret": value * step / 10,
+            "regret": 0.0,
+            "wall_time": 0.1,
+            "epsilon": math.nan,
+            "claimed_epsilon": math.nan,
+        }
         for agent, values in regrets.items()
         for seed, value in enumerate(values)
         for step in (1, 10)
@@ -109,7 +133,9 @@ def _frame(regrets: dict[str, list[float]]) -> pd.DataFrame:
 
 
 def test_ratio_to_random_is_paired_by_seed() -> None:
-    table = final_regret_table(_frame({"a": [10.0, 40.0, 30.0], "random": [20.0, 40.0, 60.0]})).set_index("agent")
+    table = final_regret_table(_frame({"a": [10.0, 40.0, 30.0], "random": [20.0, 40.0, 60.0]})).set_index(
+        "agent"
+    )
     ratios = np.array([10 / 20, 40 / 40, 30 / 60])  # per seed, then averaged (not 80 / 120)
     assert table.loc["a", "ratio_to_random"] == pytest.approx(ratios.mean())
     half = 4.302652729911275 * ratios.std(ddof=1) / np.sqrt(3)  # t_{0.975, 2}
