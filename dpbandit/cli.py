@@ -93,6 +93,26 @@ def _epsilon_label(df: Any) -> str:
     return "epsilon=" + "/".join(f"{e:g}" for e in claimed)
 
 
+def _printable(table: Any) -> Any:
+    """The regret table as printed: means with their 95% CIs in brackets (the CSV keeps every column)."""
+    import pandas as pd
+
+    def interval(low: Any, high: Any, digits: int) -> list[str]:
+        return ["-" if pd.isna(lo) else f"[{lo:.{digits}f}, {hi:.{digits}f}]" for lo, hi in zip(low, high, strict=True)]
+
+    shown = {"agent": table["agent"], "final_regret_mean": table["final_regret_mean"].round(1)}
+    shown["ci95"] = interval(table["ci95_low"], table["ci95_high"], 1)
+    if "ratio_to_random" in table:
+        shown["ratio_to_random"] = table["ratio_to_random"].round(3)
+        low, high = table["ratio_to_random_ci95_low"], table["ratio_to_random_ci95_high"]
+        shown["ratio_ci95"] = interval(low, high, 3)
+    for name, column in (("seeds", "seeds"), ("T", "horizon"), ("wall_time_s", "wall_time_s")):
+        shown[name] = table[column].round(3) if column == "wall_time_s" else table[column]
+    shown["epsilon_accountant"] = table["epsilon"].round(3)
+    shown["epsilon_claimed"] = table["claimed_epsilon"]
+    return pd.DataFrame(shown).fillna("-")
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from dpbandit.agents.specs import parse_agent, parse_assignments, split_agent_list
 
@@ -134,9 +154,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         f"{args.seeds} seeds\nmean cumulative regret, 95% CI"
     )
     plot = plot_regret(df, out / "regret.png", title=title)
-    with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 3):
-        shown = table.rename(columns={"epsilon": "epsilon_accountant", "claimed_epsilon": "epsilon_claimed"})
-        print(shown.to_string(index=False))
+    with pd.option_context("display.width", 200, "display.max_columns", 30):
+        print(_printable(table).to_string(index=False))
     is_default = specs == split_agent_list(DEFAULT_AGENTS) and (args.env, args.horizon) == (
         DEFAULT_ENV,
         DEFAULT_HORIZON,
