@@ -98,7 +98,10 @@ def _printable(table: Any) -> Any:
     import pandas as pd
 
     def interval(low: Any, high: Any, digits: int) -> list[str]:
-        return ["-" if pd.isna(lo) else f"[{lo:.{digits}f}, {hi:.{digits}f}]" for lo, hi in zip(low, high, strict=True)]
+        return [
+            "-" if pd.isna(lo) else f"[{lo:.{digits}f}, {hi:.{digits}f}]"
+            for lo, hi in zip(low, high, strict=True)
+        ]
 
     shown = {"agent": table["agent"], "final_regret_mean": table["final_regret_mean"].round(1)}
     shown["ci95"] = interval(table["ci95_low"], table["ci95_high"], 1)
@@ -110,7 +113,7 @@ def _printable(table: Any) -> Any:
         shown[name] = table[column].round(3) if column == "wall_time_s" else table[column]
     shown["epsilon_accountant"] = table["epsilon"].round(3)
     shown["epsilon_claimed"] = table["claimed_epsilon"]
-    return pd.DataFrame(shown).fillna("-")
+    return pd.DataFrame(shown).astype(object).fillna("-")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
