@@ -69,8 +69,7 @@ def parse_assignments(items: Sequence[str], what: str) -> dict[str, Any]:
 
 
 def split_agent_list(text: str) -> list[str]:
-    """Split a comma-separated list of specs (module docstring): ``"a,b:x=1,y=2"`` -> ``["a", "b:x=1,y=2"]``.
-    """
+    """Split a list of specs (module docstring): ``"a,b:x=1,y=2"`` -> ``["a", "b:x=1,y=2"]``."""
     specs: list[str] = []
     for item in _split_top_level(text):
         name_part = item.partition(":")[0]
