@@ -114,6 +114,11 @@ class RunProgress:
     def _print(self, text: str) -> None:
         print(f"{_PREFIX} {text}", file=self.stream, flush=True)
 
+    def note(self, text: str) -> None:
+        """A one-off line about the job (plain-line mode only; a bar shows none)."""
+        if self.mode == "lines":
+            self._print(text)
+
     def run_done(self, agent: str, seed: int, seconds: float) -> None:
         """Count one finished run (``agent`` on seed ``seed`` took ``seconds``)."""
         self.done += 1

@@ -351,6 +351,7 @@ def run(
     if n_jobs == 1:
         results = map(_run_task, tasks)
     else:
+        report.note(f"preparing compiled kernels (compiled on first use, then cached), then {n_jobs} workers")
         _compile_here(env_id, agents, options)
         context = multiprocessing.get_context("spawn")
         pool = futures.ProcessPoolExecutor(max_workers=n_jobs, mp_context=context)
