@@ -86,6 +86,15 @@ def _budget_reaches_no_agent(common: dict[str, Any], factories: dict[str, Any]) 
     return unused
 
 
+def _registered_taking(option: str) -> list[str]:
+    """Registered agent names whose constructor takes ``option``."""
+    from dpbandit.agents import AGENTS, agent_class
+    from dpbandit.agents.specs import accepted_options
+
+    accepted = {name: accepted_options(agent_class(name)) for name in AGENTS}
+    return [name for name, options in accepted.items() if options is None or option in options]
+
+
 def _epsilon_label(df: Any) -> str:
     claimed = sorted({float(e) for e in df["claimed_epsilon"].dropna()})
     if not claimed:
@@ -125,9 +134,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if len(agents) < len(specs):
         raise ValueError(f"Expected distinct agents, got repeated specs in {specs}.")
     for option in _budget_reaches_no_agent(common, agents):
+        takers = ", ".join(_registered_taking(option))
         print(
             f"dpbandit: warning: --{option} reaches no agent: none of {', '.join(agents)} takes {option} "
-            "(private agents: dphdb, dpucb).",
+            f"(agents that do: {takers}).",
             file=sys.stderr,
         )
     env_kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
