@@ -109,7 +109,7 @@ class RunProgress:
 
             self._bar = tqdm(total=total, desc="runs", unit="run", file=self.stream)
         elif self.mode == "lines":
-            self._print(f"{total} runs to play")
+            self._print(f"{total} run{'s' if total != 1 else ''} to play")
 
     def _print(self, text: str) -> None:
         print(f"{_PREFIX} {text}", file=self.stream, flush=True)
@@ -143,4 +143,5 @@ class RunProgress:
         if self._bar is not None:
             self._bar.close()
         elif self.mode == "lines":
-            self._print(f"{self.done} runs finished in {format_seconds(time.perf_counter() - self.start)}")
+            elapsed = format_seconds(time.perf_counter() - self.start)
+            self._print(f"{self.done} run{'s' if self.done != 1 else ''} finished in {elapsed}")

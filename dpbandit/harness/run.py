@@ -348,6 +348,7 @@ def run(
     ]
     report = RunProgress(len(tasks), enabled=show)
     frames: list[pd.DataFrame] = []
+    n_jobs = min(n_jobs, len(tasks))
     if n_jobs == 1:
         results = map(_run_task, tasks)
     else:
