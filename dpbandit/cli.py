@@ -38,10 +38,10 @@ DEFAULT_NOTE = (
 NOTE = "Look at ratio_to_random: below 1, with its CI below 1, means an agent learns (paired by seed)."
 
 EXAMPLES = """examples (times on 2 cores):
-  dpbandit                                 # the default comparison (20-40 s)
-  dpbandit --horizon 2000 --seeds 4        # run options work without the word `run` (10-20 s)
-  dpbandit run --agents linucb,greedy,random --env dpbandit/LinearBandit-v0 --horizon 5000   # about 15 s
-  dpbandit run --agents dphdb,random --agent linucb:alpha=0.5,regularization=2 --epsilon 0.5  # 20-40 s
+  dpbandit                                 # the default comparison (10-30 s)
+  dpbandit --horizon 2000 --seeds 4        # run options work without the word `run` (5-10 s)
+  dpbandit run --agents linucb,greedy,random --env dpbandit/LinearBandit-v0 --horizon 5000   # about 10 s
+  dpbandit run --agents dphdb,random --agent linucb:alpha=0.5,regularization=2 --epsilon 0.5  # 10-20 s
   dpbandit sweep examples/sweep_small.toml # a resumable grid, about a minute (docs/sweeps.md)
 """
 
