@@ -152,11 +152,11 @@ class ShariffSheffetUCB(LinearUCBAgent):
         """Create the trees on ``tree_rng`` and the statistics of round 0 (``V_0 = 2 Upsilon I``)."""
         raise NotImplementedError
 
-    def _accuracy_error(self, arm: int | None = None) -> np.linalg.LinAlgError:
-        """The error raised when a ``V_t`` is not positive definite (probability <= alpha)."""
+    def _accuracy_error(self, t: int, arm: int | None = None) -> np.linalg.LinAlgError:
+        """The error raised when ``V_t`` (of ``arm``) is not positive definite (probability <= alpha)."""
         which = "V_t" if arm is None else f"V_t of arm {arm}"
         return np.linalg.LinAlgError(
-            f"{which} is not positive definite at t={self.t}: the tree noise left the "
+            f"{which} is not positive definite at t={t}: the tree noise left the "
             f"(rho_min, rho_max, gamma)-accurate event (probability <= alpha={self.confidence})."
         )
 
@@ -253,7 +253,7 @@ class DPUCB(PerArmFeatures, ShariffSheffetUCB):
         try:  # the tree's inputs are validated finite, so the Cholesky input is finite
             self._chol = linalg.cholesky(self.gram, lower=True, check_finite=False)
         except linalg.LinAlgError as err:
-            raise self._accuracy_error() from err
+            raise self._accuracy_error(self.t) from err
         self.theta_hat[0] = linalg.cho_solve((self._chol, True), self.u[0], check_finite=False)
 
     def _mean_and_variance(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -117,8 +117,9 @@ class DisjointDPUCB(ShariffSheffetUCB):
         V[:, np.arange(self.dim), np.arange(self.dim)] += 2.0 * self.upsilon
         return V
 
-    def _refactor(self, sums: np.ndarray) -> None:
-        """Every arm: ``V_k`` from ``sums`` into the lower triangle of ``factor[k]``, dpotrf in place, theta_k."""
+    def _refactor(self, sums: np.ndarray, t: int = 0) -> None:
+        """Every arm: ``V_k`` from ``sums`` (round ``t``) into the lower triangle of ``factor[k]``,
+        dpotrf in place, theta_k."""
         rows, cols = self._rows, self._cols
         lower = sums[:, : self._tri].copy()
         lower[:, rows == cols] += 2.0 * self.upsilon
@@ -128,7 +129,7 @@ class DisjointDPUCB(ShariffSheffetUCB):
             upper = self.factor[k].T  # Fortran view: LAPACK's upper triangle is our lower one
             _, info = lapack.dpotrf(upper, lower=0, clean=0, overwrite_a=1)
             if info != 0:
-                raise self._accuracy_error(arm=k)
+                raise self._accuracy_error(t, arm=k)
             w = blas.dtrsv(upper, self.u[k], lower=0, trans=1)
             self.theta_hat[k] = blas.dtrsv(upper, w, lower=0, trans=0, overwrite_x=1)
 
@@ -145,7 +146,7 @@ class DisjointDPUCB(ShariffSheffetUCB):
         self.exact[model, : self._tri] += feature[self._rows] * feature[self._cols]
         self.exact[model, self._tri :] += reward * feature
         if not self.noise:
-            self._refactor(self.exact)
+            self._refactor(self.exact, self.t + 1)
             return
         level, above = running_levels(self.t + 1)
         node = self.noise_sums[level]
@@ -155,7 +156,7 @@ class DisjointDPUCB(ShariffSheffetUCB):
             node[:] = noise
         else:
             np.add(self.noise_sums[above], noise, out=node)
-        self._refactor(self.exact + node)
+        self._refactor(self.exact + node, self.t + 1)
 
     # -- fast path -------------------------------------------------------------------------------
     def play_block(
@@ -197,5 +198,5 @@ class DisjointDPUCB(ShariffSheffetUCB):
             if status == kernels.TIE:
                 chosen = self._break_tie(ties[:n].copy())
             elif status == kernels.NOT_POSITIVE_DEFINITE:
-                raise self._accuracy_error(arm=n)
+                raise self._accuracy_error(self.t, arm=n)
         return actions
