@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numba
 import numpy as np
 import pytest
@@ -82,6 +84,19 @@ def test_dphdb_compiled_equals_numpy_through_warmup_ties_and_block_edges() -> No
     # every stream consumed the same number of draws: the next numbers agree
     assert fast.bank.rng.random() == slow.bank.rng.random()
     assert fast._tie_rng.random() == slow._tie_rng.random()
+
+
+def test_dphdb_kernel_draws_two_exponentials_per_vertex_and_step() -> None:
+    """The compiled path consumes exactly ``2 x 2d`` standard exponentials per arm step (the floor's count)."""
+    T, d, K = 400, 7, 3
+    X, R = _rounds(T, d, K, seed=8)
+    agent = DPHDB(K, d, rng=np.random.default_rng(9), horizon=T, warmup=20)
+    start = copy.deepcopy(agent.bank.rng)
+    agent.play_block(X, R)
+    steps = int(agent.step_counts.sum())
+    assert steps == K * 20 + K * (T - K * 20)  # warm-up: the pulled arm; afterwards every arm
+    start.standard_exponential(2 * 2 * d * steps)
+    assert agent.bank.rng.random() == start.random()
 
 
 @pytest.mark.parametrize("cls", [LinUCB, GreedyLeastSquares])
