@@ -99,11 +99,12 @@ def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, coun
     vertex_scores = np.empty(X.shape[1])
     for s in range(start, m):
         x = X[s]
-        if state[0] < forced_rounds:  # lines 3-10: forced sampling, only the pulled arm steps
+        forced_round = state[0] < forced_rounds  # a run-time bool (a literal True would compile twice)
+        if forced_round:  # lines 3-10: forced sampling, only the pulled arm steps, on its data
             a = state[0] // warmup
             if counts[a] + 1 > n_steps:
                 return STEP_LIMIT, s, 0
-            _pofw_step(a, x, R[s, a], True, theta, theta_prev, direction, counts, rng, radius, scale1,
+            _pofw_step(a, x, R[s, a], forced_round, theta, theta_prev, direction, counts, rng, radius, scale1,
                        clip_norm, vertex_scores)
         else:
             if s == start and chosen >= 0:
