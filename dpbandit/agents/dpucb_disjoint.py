@@ -63,7 +63,7 @@ import numpy as np
 from scipy.linalg import blas, lapack
 
 from dpbandit.agents.dpucb import ShariffSheffetUCB
-from dpbandit.agents.linear import play_loop
+from dpbandit.agents.linear import play_loop, shared_block
 from dpbandit.privacy.tree import running_levels
 
 __all__ = ["DisjointDPUCB"]
@@ -168,13 +168,7 @@ class DisjointDPUCB(ShariffSheffetUCB):
         path, ``compiled=False``); the compiled path (:mod:`dpbandit.agents.kernels.dpucb`) draws the
         same noise, calls the same LAPACK/BLAS routines and breaks ties with the same generator.
         """
-        X = np.asarray(observations, dtype=float)
-        R = np.asarray(rewards, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.dim or R.shape != (X.shape[0], self.n_arms):
-            raise ValueError(
-                f"Expected observations (m, {self.dim}) and rewards (m, {self.n_arms}), "
-                f"got {X.shape} and {R.shape}."
-            )
+        X, R = shared_block(self, observations, rewards)
         if not compiled or type(self) is not DisjointDPUCB:
             return play_loop(self, X, R)
         if not (np.all(np.isfinite(X)) and np.all(np.isfinite(R))):

@@ -34,6 +34,18 @@ def play_loop(agent: Agent, observations: np.ndarray, rewards: np.ndarray) -> np
     return actions
 
 
+def shared_block(agent: Agent, observations: np.ndarray, rewards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``play_block``'s inputs on a shared context, as float arrays: contexts ``(m, d)``, rewards ``(m, K)``."""
+    X = np.asarray(observations, dtype=float)
+    R = np.asarray(rewards, dtype=float)
+    if X.ndim != 2 or X.shape[1] != agent.dim or R.shape != (X.shape[0], agent.n_arms):
+        raise ValueError(
+            f"Expected observations (m, {agent.dim}) and rewards (m, {agent.n_arms}), "
+            f"got {X.shape} and {R.shape}."
+        )
+    return X, R
+
+
 class LinearUCBAgent(Agent):
     """Shared maths of the linear-UCB family; subclasses choose features, statistics and width.
 

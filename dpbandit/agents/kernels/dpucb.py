@@ -20,6 +20,7 @@ import numpy as np
 
 from dpbandit.agents.kernels import DONE, NOT_POSITIVE_DEFINITE, TIE
 from dpbandit.agents.kernels.lapack import cholesky_lower, dot, solve_lower, solve_lower_transposed, workspace
+from dpbandit.agents.kernels.ties import best_arms
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -85,20 +86,13 @@ def play(X, R, actions, start, chosen, widths, state, exact, noise_sums, factor,
         if s == start and chosen >= 0:
             a = chosen
         else:
-            best = -np.inf
             for k in range(K):
                 for i in range(d):
                     w[i] = x[i]
                 solve_lower(factor[k], w, ints, chars)
                 variance = dot(w, w, ints)
-                score = dot(x, theta[k], ints) + widths[s] * math.sqrt(max(variance, 0.0))
-                scores[k] = score
-                best = max(best, score)
-            n = 0
-            for k in range(K):
-                if scores[k] == best:
-                    ties[n] = k
-                    n += 1
+                scores[k] = dot(x, theta[k], ints) + widths[s] * math.sqrt(max(variance, 0.0))
+            n = best_arms(scores, ties)
             if n > 1:
                 return TIE, s, n
             a = ties[0]

@@ -25,6 +25,7 @@ import numba
 import numpy as np
 
 from dpbandit.agents.kernels import DONE, STEP_LIMIT, TIE, WARMUP_END
+from dpbandit.agents.kernels.ties import best_arms
 
 
 @numba.njit(cache=True, error_model="numpy", inline="always")
@@ -120,16 +121,10 @@ def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, coun
                         s1 += theta[k1, j] * x[j]
                     forced[k0], scores[k0], forced[k1], scores[k1] = f0, s0, f1, s1
                 top = forced.max()
-                best = -np.inf
                 for k in range(K):
                     if not forced[k] > top - h_sub / 2.0:
                         scores[k] = -np.inf
-                    best = max(best, scores[k])
-                n = 0
-                for k in range(K):
-                    if scores[k] == best:
-                        ties[n] = k
-                        n += 1
+                n = best_arms(scores, ties)
                 if n > 1:
                     return TIE, s, n
                 a = ties[0]
