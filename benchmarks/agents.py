@@ -301,7 +301,7 @@ def main(reps: int = 5, seconds: float = WINDOW, grid=GRID, names=None) -> str:
                 "1" if numpy_ is None else f"{fast['median'] / numpy_['median']:.1f}",
                 "-" if floor is None else f"{fmt(floor['median'])} ({fmt(floor['best'])})",
                 "-" if floor is None else f"{_ratio(floor['median'], fast['median'])} "
-                f"({_ratio(floor['best'], fast['best'])})",
+                f"({_ratio(floor['best'], fast['best'])}) [CPU {_ratio(r['cpu']['floor'], r['cpu']['fast'])}]",
                 {True: "yes", False: "NO", None: "-"}[r.get("floor_count")],
                 " / ".join(f"{k} {v:,}" for k, v in n.items()),
             ])
@@ -309,7 +309,8 @@ def main(reps: int = 5, seconds: float = WINDOW, grid=GRID, names=None) -> str:
                 b = rate["before"]
                 before_rows.append([f"({d}, {K})", name, f"{fmt(b['median'])} ({fmt(b['best'])})",
                                     f"{fmt(fast['median'])} ({fmt(fast['best'])})",
-                                    f"{fast['median'] / b['median']:.2f} ({fast['best'] / b['best']:.2f})",
+                                    f"{fast['median'] / b['median']:.2f} ({fast['best'] / b['best']:.2f}) "
+                                    f"[CPU {r['cpu']['fast'] / r['cpu']['before']:.2f}]",
                                     "yes" if r["same_actions"] else "NO"])
             print(rows[-1], file=sys.stderr, flush=True)
     out.append(table(
@@ -320,8 +321,8 @@ def main(reps: int = 5, seconds: float = WINDOW, grid=GRID, names=None) -> str:
     if before_rows:
         out.append("DP-HDB kernel now vs before (commit 2e70a94, `_lap1` called per draw), same rounds, "
                    "interleaved with the rows above:\n\n")
-        out.append(table(["(d, K)", "agent", "before: steps/s median (best)", "now", "speed-up: median (best)",
-                          "actions identical"], before_rows))
+        out.append(table(["(d, K)", "agent", "before: steps/s median (best)", "now",
+                          "speed-up: median (best) [CPU-time medians]", "actions identical"], before_rows))
         out.append("\n")
     out.append(dpucb_summary(results, grid))
     if "dphdb" in names:
@@ -341,15 +342,17 @@ def dpucb_summary(results: dict, grid) -> str:
             rows.append([f"({d}, {K})", "not run", f"{fmt(new['median'])} ({fmt(new['best'])})", "-"])
             continue
         old = block["rate"]["fast"]
+        cpu = disjoint["cpu"]["fast"] / block["cpu"]["fast"]
         rows.append([f"({d}, {K})", f"{fmt(old['median'])} ({fmt(old['best'])})",
                      f"{fmt(new['median'])} ({fmt(new['best'])})",
-                     f"{new['median'] / old['median']:.1f} ({new['best'] / old['best']:.1f})"])
+                     f"{new['median'] / old['median']:.1f} ({new['best'] / old['best']:.1f}) [CPU {cpu:.1f}]"])
     if not rows:
         return ""
     return ("DP-UCB on the shared-context model (rows above): `dpucb-disjoint` (one tree and one d x d "
             "factor per arm) against `dpucb-block` (today's DP-UCB on this model: block features, one "
             "(dK+1)^2 tree, one dK x dK factor):\n\n"
-            + table(["(d, K)", "dpucb-block steps/s: median (best)", "dpucb-disjoint", "speed-up: median (best)"],
+            + table(["(d, K)", "dpucb-block steps/s: median (best)", "dpucb-disjoint",
+                     "speed-up: median (best) [CPU-time medians]"],
                     rows) + "\n")
 
 
