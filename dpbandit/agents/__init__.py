@@ -20,7 +20,12 @@ AGENTS: dict[str, str] = {
     "shared-linucb": "dpbandit.agents.linear:SharedLinUCB",
     "oful": "dpbandit.agents.linear:OFUL",
     "dphdb": "dpbandit.agents.dphdb:DPHDB",
+    # DP-UCB (Shariff-Sheffet 2018): the single-parameter agent (per-arm environments; on shared-context
+    # environments the harness feeds it block features e_a kron x_t), the same class under the name of
+    # that block-feature variant (the authors' Figure 5.1 baseline), and one tree per arm instead
     "dpucb": "dpbandit.agents.dpucb:DPUCB",
+    "dpucb-block": "dpbandit.agents.dpucb:DPUCB",
+    "dpucb-disjoint": "dpbandit.agents.dpucb_disjoint:DisjointDPUCB",
 }
 
 

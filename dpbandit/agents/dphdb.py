@@ -45,7 +45,7 @@ import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
-from dpbandit.agents.linear import play_loop
+from dpbandit.agents.linear import play_loop, shared_block
 from dpbandit.optim.pofw import POFWBank, POFWPrivacy, line8_scale
 from envs.links import Link, get_link
 
@@ -230,13 +230,7 @@ class DPHDB(Agent):
         identity link with noise on; otherwise the numpy path runs) draws the same Laplace numbers
         and breaks ties with the same generator, so the actions are identical.
         """
-        X = np.asarray(observations, dtype=float)
-        R = np.asarray(rewards, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.dim or R.shape != (X.shape[0], self.n_arms):
-            raise ValueError(
-                f"Expected observations (m, {self.dim}) and rewards (m, {self.n_arms}), "
-                f"got {X.shape} and {R.shape}."
-            )
+        X, R = shared_block(self, observations, rewards)
         if not compiled or not self.noise or self.link.name != "identity" or type(self) is not DPHDB:
             return play_loop(self, X, R)
         if X.size and np.max(np.abs(X)) > self.feature_bound * (1.0 + 1e-12):
