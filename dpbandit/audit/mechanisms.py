@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from dpbandit.privacy import accounting as acc
 from dpbandit.audit.core import AuditCase, register
+from dpbandit.privacy import accounting as acc
 from dpbandit.privacy.noise import gaussian, laplace, symmetric_gaussian
 from dpbandit.privacy.regularity import smooth_norm
 from dpbandit.privacy.rnm import exponential_mechanism, report_noisy_min, rnm_epsilon
