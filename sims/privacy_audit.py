@@ -46,7 +46,9 @@ SLOW_PREFIXES = ("dp-ucb-tree/", "dp-hdb-step/", "dp-tofw-tree/")
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=1_000_000, help="Monte Carlo runs per dataset")
-    parser.add_argument("--agent-runs", type=int, default=500_000, help=f"runs per dataset for {SLOW_PREFIXES}")
+    parser.add_argument(
+        "--agent-runs", type=int, default=500_000, help=f"runs per dataset for {SLOW_PREFIXES}"
+    )
     parser.add_argument("--quick", action="store_true", help="100k runs everywhere, outputs suffixed _quick")
     parser.add_argument("--seeds", type=int, nargs=2, default=[20260101, 17], help="the two root seeds")
     parser.add_argument("--alpha", type=float, default=0.05, help="bounds hold with probability 1 - alpha")
@@ -63,13 +65,19 @@ def runs_for(name: str, args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> pd.DataFrame:
-    names = [n for n in load_cases((*CASE_MODULES, *args.modules)) if not args.only or n.startswith(tuple(args.only))]
+    names = [
+        n
+        for n in load_cases((*CASE_MODULES, *args.modules))
+        if not args.only or n.startswith(tuple(args.only))
+    ]
     rows = []
     for seed in args.seeds:
         streams = np.random.SeedSequence(seed).spawn(len(names))
-        for name, stream in zip(tqdm(names, desc=f"audits (seed {seed})"), streams):
+        for name, stream in zip(tqdm(names, desc=f"audits (seed {seed})"), streams, strict=True):
             start = time.perf_counter()
-            result = audit(make_case(name), np.random.default_rng(stream), runs_for(name, args), alpha=args.alpha)
+            result = audit(
+                make_case(name), np.random.default_rng(stream), runs_for(name, args), alpha=args.alpha
+            )
             rows.append({**result.row(), "seed": seed, "seconds": time.perf_counter() - start})
     return pd.DataFrame(rows)
 
@@ -80,13 +88,25 @@ def plot(df: pd.DataFrame, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(10, 0.36 * len(names) + 1.8))
     y = np.arange(len(names))[::-1]
     ax.scatter(first["claimed_epsilon"], y, marker="|", s=300, color="black", label="claimed epsilon")
-    ax.scatter(first["accountant_epsilon"], y, marker="o", facecolors="none", edgecolors="tab:blue",
-               label="accountant / lemma epsilon (as run)")
-    for (seed, group), marker in zip(df.groupby("seed", sort=False), ("x", "+")):
+    ax.scatter(
+        first["accountant_epsilon"],
+        y,
+        marker="o",
+        facecolors="none",
+        edgecolors="tab:blue",
+        label="accountant / lemma epsilon (as run)",
+    )
+    for (seed, group), marker in zip(df.groupby("seed", sort=False), ("x", "+"), strict=True):
         group = group.set_index("mechanism").loc[names]
         colors = np.where(group["verdict"] == "pass", "tab:green", "tab:red")
-        ax.scatter(group["empirical_epsilon_lb"], y, marker=marker, color=colors, s=50,
-                   label=f"empirical lower bound (95%), seed {seed}")
+        ax.scatter(
+            group["empirical_epsilon_lb"],
+            y,
+            marker=marker,
+            color=colors,
+            s=50,
+            label=f"empirical lower bound (95%), seed {seed}",
+        )
     ax.set_yticks(y, names, fontsize=8)
     ax.set_xlabel("epsilon at the case's delta")
     ax.set_title("Privacy audit: red marker beyond the black bar = claim violated")
@@ -110,7 +130,13 @@ def write_markdown(df: pd.DataFrame, path: Path, command: str) -> None:
     cols.append("expected")
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for name, row in base.iterrows():
-        cells = [name, row["claimed_epsilon"], row["delta"], row["accountant_epsilon"], row["n_runs_per_dataset"]]
+        cells = [
+            name,
+            row["claimed_epsilon"],
+            row["delta"],
+            row["accountant_epsilon"],
+            row["n_runs_per_dataset"],
+        ]
         for s in seeds:
             other = df[(df["seed"] == s) & (df["mechanism"] == name)].iloc[0]
             cells += [other["empirical_epsilon_lb"], other["verdict"]]
@@ -148,8 +174,11 @@ def main(argv: list[str] | None = None) -> None:
     df.to_csv(RESULTS / f"privacy_audit{suffix}.csv", index=False)
     plot(df, RESULTS / f"privacy_audit{suffix}.png")
     write_markdown(df, RESULTS / f"privacy_audit{suffix}.md", command)
-    print(df[["mechanism", "seed", "claimed_epsilon", "empirical_epsilon_lb", "verdict", "expected"]]
-          .to_string(index=False))
+    print(
+        df[["mechanism", "seed", "claimed_epsilon", "empirical_epsilon_lb", "verdict", "expected"]].to_string(
+            index=False
+        )
+    )
     if not df["as_expected"].all():
         raise SystemExit("Some audits did not give the expected verdict (see the CSV).")
 

@@ -1,4 +1,5 @@
-"""Make the tests' shared reference modules (``privacy_reference``) importable under ``--import-mode=importlib``."""
+"""Make the tests' shared reference modules (``privacy_reference``) importable under
+``--import-mode=importlib``."""
 
 import sys
 from pathlib import Path

@@ -13,10 +13,15 @@ from dp_accounting import NeighboringRelation
 from scipy import optimize, stats
 
 
-def rdp_epsilon(event: dp_accounting.DpEvent, delta: float,
-                relation: NeighboringRelation = NeighboringRelation.REPLACE_SPECIAL) -> float:
+def rdp_epsilon(
+    event: dp_accounting.DpEvent,
+    delta: float,
+    relation: NeighboringRelation = NeighboringRelation.REPLACE_SPECIAL,
+) -> float:
     """Epsilon at ``delta`` of ``event`` by dp_accounting's RDP accountant."""
-    return float(dp_accounting.rdp.RdpAccountant(neighboring_relation=relation).compose(event).get_epsilon(delta))
+    return float(
+        dp_accounting.rdp.RdpAccountant(neighboring_relation=relation).compose(event).get_epsilon(delta)
+    )
 
 
 def tree_epsilon(multiplier: float, steps: int, delta: float) -> float:
@@ -35,8 +40,13 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
 
 def solve_increasing(f, target: float, lo: float = 1e-4, hi: float = 1e4) -> float:
     """The ``x`` with ``f(x) = target`` for ``f`` increasing on ``[lo, hi]`` (Brent's method on log x)."""
-    return float(math.exp(optimize.brentq(lambda s: f(math.exp(s)) - target, math.log(lo), math.log(hi),
-                                          xtol=1e-12, rtol=1e-10)))
+    return float(
+        math.exp(
+            optimize.brentq(
+                lambda s: f(math.exp(s)) - target, math.log(lo), math.log(hi), xtol=1e-12, rtol=1e-10
+            )
+        )
+    )
 
 
 def tree_multiplier(epsilon: float, delta: float, steps: int) -> float:
@@ -50,14 +60,18 @@ def rho_for(epsilon: float, delta: float) -> float:
 
 
 def gaussian_delta(epsilon: float, mu: float) -> float:
-    """Exact delta(epsilon) of the Gaussian mechanism with ``mu = Delta / sigma`` (Balle & Wang 2018, Thm 8)."""
-    return float(stats.norm.cdf(mu / 2 - epsilon / mu) - math.exp(epsilon) * stats.norm.cdf(-mu / 2 - epsilon / mu))
+    """Exact delta(epsilon) of the Gaussian mechanism with ``mu = Delta / sigma`` (Balle & Wang 2018, Thm
+    8)."""
+    return float(
+        stats.norm.cdf(mu / 2 - epsilon / mu) - math.exp(epsilon) * stats.norm.cdf(-mu / 2 - epsilon / mu)
+    )
 
 
 def exact_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0, count: int = 1) -> float:
     """Smallest std making ``count`` Gaussian mechanisms of sensitivity ``Delta`` exactly (epsilon, delta)-DP.
 
-    ``count`` compositions of ``N(0, sigma^2)`` on ``Delta`` are one Gaussian with ``mu = sqrt(count) Delta / sigma``.
+    ``count`` compositions of ``N(0, sigma^2)`` on ``Delta`` are one Gaussian with ``mu = sqrt(count) Delta /
+    sigma``.
     """
     mu = solve_increasing(lambda m: gaussian_delta(epsilon, m), delta, 1e-3, 1e3)
     return math.sqrt(count) * sensitivity / mu

@@ -14,15 +14,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {
-    "dpbandit": 0, "dpbandit._validate": 0,
-    "dpbandit.privacy": 1, "envs": 1,
+    "dpbandit": 0,
+    "dpbandit._validate": 0,
+    "dpbandit.privacy": 1,
+    "envs": 1,
     "dpbandit.optim": 2,
     "dpbandit.agents": 3,
-    "dpbandit.audit": 4, "dpbandit.harness": 4,
+    "dpbandit.audit": 4,
+    "dpbandit.harness": 4,
     "dpbandit.sweep": 5,
     "dpbandit.cli": 6,
 }
-#: Known upward imports, each (importer module, imported module); the test fails if one disappears (remove it).
+#: Known upward imports, each (importer module, imported module); the test fails if one disappears (remove
+#: it).
 KNOWN_VIOLATIONS = {("dpbandit.sweep.grid", "dpbandit.cli")}  # a function-level import of cli.parse_agent
 
 
@@ -40,7 +44,8 @@ def _module_name(path: Path) -> str:
 
 
 def _imports(module: str, source: str, *, is_package: bool = False) -> set[str]:
-    """Absolute names of the project modules that ``source`` (module ``module``) imports, relative ones resolved."""
+    """Absolute names of the project modules that ``source`` (module ``module``) imports, relative ones
+    resolved."""
     package = module if is_package else module.rpartition(".")[0]
     found = set()
     for node in ast.walk(ast.parse(source)):
@@ -90,13 +95,18 @@ def test_dependencies_point_down() -> None:
     assert _upward(_edges(MODULES)) == KNOWN_VIOLATIONS
 
 
-@pytest.mark.parametrize("source,imported", [
-    ("from dpbandit.agents.dpucb import DPUCB\n", "dpbandit.agents.dpucb"),
-    ("def f():\n    from ..optim import pofw\n", "dpbandit.optim"),
-    ("if TYPE_CHECKING:\n    import dpbandit.audit.core\n", "dpbandit.audit.core"),
-])
+@pytest.mark.parametrize(
+    "source,imported",
+    [
+        ("from dpbandit.agents.dpucb import DPUCB\n", "dpbandit.agents.dpucb"),
+        ("def f():\n    from ..optim import pofw\n", "dpbandit.optim"),
+        ("if TYPE_CHECKING:\n    import dpbandit.audit.core\n", "dpbandit.audit.core"),
+    ],
+)
 def test_the_check_sees_upward_imports(source: str, imported: str) -> None:
     found = _imports("dpbandit.privacy.fake", source)
     assert found == {imported}
-    assert _upward({("dpbandit.privacy.fake", name) for name in found}) == {("dpbandit.privacy.fake", imported)}
+    assert _upward({("dpbandit.privacy.fake", name) for name in found}) == {
+        ("dpbandit.privacy.fake", imported)
+    }
     assert _upward({("dpbandit.cli", name) for name in found}) == set()  # the top layer may import them

@@ -1,6 +1,7 @@
 """Empirical privacy audits: a layer above ``privacy``, ``optim`` and ``agents`` (docs/privacy.md).
 
-* :mod:`.core`: the machinery (``AuditCase``, ``register``, ``audit``, Clopper-Pearson lower bounds on epsilon);
+* :mod:`.core`: the machinery (``AuditCase``, ``register``, ``audit``, Clopper-Pearson lower bounds on
+  epsilon);
 * :mod:`.mechanisms`: the privacy core's mechanisms (samplers, tree, selection), each with a broken twin;
 * :mod:`.agents`: the private agents' own noise (DP-POFW selection, DP-UCB's tree, DP-HDB's compiled path);
 * :mod:`.optimizers`: the private optimizers' own noise (DP-TOFW, Accelerated-DP-SRGD, KL, nonsmooth oracles).

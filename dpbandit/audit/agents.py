@@ -6,23 +6,25 @@
   sensitivity ``Delta_1 = r (beta D + L)``. Claim: the step's ``eps_1 = 2 Delta_1 / b_1``.
   ``dp-pofw-selection/monotone-scale``: the Laplace scale halved (Dwork-Roth's monotone-query calibration
   ``b = Delta / eps``); true loss ``2 eps_1``, must be flagged (notes/ofw_hdb.md Section 6.4).
-* ``dp-hdb-step/compiled``: the second DP-POFW step of every arm of a real :class:`dpbandit.agents.dphdb.DPHDB`
-  (joint calibration) through its compiled ``play_block`` path (:mod:`dpbandit.agents.kernels.hdb`). With
-  warm-up 2 and K arms, rounds 2a and 2a+1 step arm a only, so the K arms are K independent runs. Round 2a
-  is a fixed user (``d_1 = -1/2``); the audited user of round 2a+1 has reward -200 (D: ``d_2 = 0``, both
-  scores 0) or +200 (D': ``d_2 = -2/3``): with ``x = 0.01 = feature_bound`` the clipped GLM gradient is
-  ``-+clip_norm`` at every iterate and each score moves by ``r 2 L / 3``, within ``1 + beta D / L = 1.0004``
-  of ``Delta_2`` (A.6), the geometry of the DP-POFW case. Output: the vertex ``v_2 = 3 theta_3 - 2 theta_2``.
-  Claim: the agent's ``eps_2 = 2 Delta_2 / b_2``. ``dp-hdb-step/noise-halved``: the agent's calibration
-  multiplier halved after construction (the kernel reads it), same claim: must be flagged.
+* ``dp-hdb-step/compiled``: the second DP-POFW step of every arm of a real
+  :class:`dpbandit.agents.dphdb.DPHDB` (joint calibration) through its compiled ``play_block`` path
+  (:mod:`dpbandit.agents.kernels.hdb`). With warm-up 2 and K arms, rounds 2a and 2a+1 step arm a only, so
+  the K arms are K independent runs. Round 2a is a fixed user (``d_1 = -1/2``); the audited user of round
+  2a+1 has reward -200 (D: ``d_2 = 0``, both scores 0) or +200 (D': ``d_2 = -2/3``): with
+  ``x = 0.01 = feature_bound`` the clipped GLM gradient is ``-+clip_norm`` at every iterate and each score
+  moves by ``r 2 L / 3``, within ``1 + beta D / L = 1.0004`` of ``Delta_2`` (A.6), the geometry of the
+  DP-POFW case. Output: the vertex ``v_2 = 3 theta_3 - 2 theta_2``. Claim: the agent's
+  ``eps_2 = 2 Delta_2 / b_2``. ``dp-hdb-step/noise-halved``: the agent's calibration multiplier halved
+  after construction (the kernel reads it), same claim: must be flagged.
 * ``dp-ucb-tree/agent-noise``: the tree of a real :class:`dpbandit.agents.dpucb.DPUCB` (accountant
-  calibration, epsilon 2): its own node sampler ``agent.tree.noise``, horizon and cumulative mode, batched over
-  runs (:mod:`dpbandit.audit.batched`), over ``T = 32`` rounds; neighbours differ in round 1 by orthogonal
-  ``[x; y]`` of norm ``Ltilde`` (Frobenius change ``sqrt(2) Ltilde^2``, the maximum). Statistic: the
-  Frobenius inner product of the summed releases at t = 1, 2, 4, ..., 32 (the nodes containing round 1)
-  with ``f(D') - f(D)``. ``dp-ucb-tree/noise-halved``: the agent's draws times 1/2 (must be flagged);
-  ``dp-ucb-tree/fresh-noise-every-round``: the authors' public code's scheme, a fresh draw of the agent's
-  sampler on every released ``G_t`` (each of the T releases carries the full change: must be flagged).
+  calibration, epsilon 2): its own node sampler ``agent.tree.noise``, horizon and cumulative mode,
+  batched over runs (:mod:`dpbandit.audit.batched`), over ``T = 32`` rounds; neighbours differ in round 1
+  by orthogonal ``[x; y]`` of norm ``Ltilde`` (Frobenius change ``sqrt(2) Ltilde^2``, the maximum).
+  Statistic: the Frobenius inner product of the summed releases at t = 1, 2, 4, ..., 32 (the nodes
+  containing round 1) with ``f(D') - f(D)``. ``dp-ucb-tree/noise-halved``: the agent's draws times 1/2
+  (must be flagged); ``dp-ucb-tree/fresh-noise-every-round``: the authors' public code's scheme, a fresh
+  draw of the agent's sampler on every released ``G_t`` (each of the T releases carries the full change:
+  must be flagged).
 """
 
 from __future__ import annotations
@@ -92,13 +94,22 @@ def _pofw_monotone() -> AuditCase:
 
 # ---------------------------------------------------------------- DP-HDB through its compiled path
 _HDB_ARMS = 512  # arms (= independent runs) per agent copy
-_HDB_X = 0.01  # feature_bound: beta = 1e-4, so the score change r L is within 0.04% of Delta_t = r 2(beta D + L)/(t+1)
+# feature_bound: beta = 1e-4, so the score change r L is within 0.04% of Delta_t = r 2(beta D + L)/(t+1)
+_HDB_X = 0.01
 _HDB_REWARD = 200.0  # beyond clip_norm / |x| = 100: the clipped GLM gradient is -+clip_norm at every iterate
 
 
 def _hdb_case(name: str, multiplier_factor: float, expect: str, notes: str) -> AuditCase:
-    template = DPHDB(_HDB_ARMS, 1, rng=np.random.default_rng(0), horizon=2 * _HDB_ARMS, epsilon=10.0,
-                     delta=_DELTA, warmup=2, feature_bound=_HDB_X)
+    template = DPHDB(
+        _HDB_ARMS,
+        1,
+        rng=np.random.default_rng(0),
+        horizon=2 * _HDB_ARMS,
+        epsilon=10.0,
+        delta=_DELTA,
+        warmup=2,
+        feature_bound=_HDB_X,
+    )
     cal = template.bank.privacy_calibration
     eps_2 = float(cal.step_epsilons()[1])
     cal.multiplier *= multiplier_factor  # the noise the kernel draws (it reads the multiplier at play time)
@@ -146,8 +157,15 @@ def _hdb_halved() -> AuditCase:
 # ---------------------------------------------------------------- DP-UCB's own tree
 def _ucb_case(name: str, variant: str, expect: str, notes: str) -> AuditCase:
     agent = DPUCB(
-        2, _TREE_DIM, rng=np.random.default_rng(0), horizon=_TREE_T, epsilon=2.0, delta=_DELTA,
-        feature_bound=1.0, reward_bound=1.0, calibration="accountant",
+        2,
+        _TREE_DIM,
+        rng=np.random.default_rng(0),
+        horizon=_TREE_T,
+        epsilon=2.0,
+        delta=_DELTA,
+        feature_bound=1.0,
+        reward_bound=1.0,
+        calibration="accountant",
     )
     noise = halved(agent.tree.noise) if variant == "halved" else agent.tree.noise
     norm = math.sqrt(agent.sensitivity)  # ||[x; y]|| = Ltilde
@@ -162,11 +180,22 @@ def _ucb_case(name: str, variant: str, expect: str, notes: str) -> AuditCase:
         """Sum of the released matrices at ``checkpoints`` (a post-processing, enough for the LLR test)."""
         item = np.outer(z, z)
         if not fresh:
-            return summed_releases(noise, item, rest, horizon=agent.tree.horizon, checkpoints=checkpoints,
-                                   n_runs=n_runs, rng=rng, cumulative=agent.tree.cumulative, chunk=_CHUNK)
+            return summed_releases(
+                noise,
+                item,
+                rest,
+                horizon=agent.tree.horizon,
+                checkpoints=checkpoints,
+                n_runs=n_runs,
+                rng=rng,
+                cumulative=agent.tree.cumulative,
+                chunk=_CHUNK,
+            )
         exact = np.cumsum(np.stack([item] + [rest] * (_TREE_T - 1)), axis=0).sum(axis=0)
-        draws = [noise(rng, m * _TREE_T).reshape(m, _TREE_T, *item.shape).sum(axis=1)
-                 for m in chunk_sizes(n_runs, _CHUNK)]  # [C]: a fresh draw on every released Gram matrix
+        draws = [
+            noise(rng, m * _TREE_T).reshape(m, _TREE_T, *item.shape).sum(axis=1)
+            for m in chunk_sizes(n_runs, _CHUNK)
+        ]  # [C]: a fresh draw on every released Gram matrix
         return exact + np.concatenate(draws)
 
     return AuditCase(
@@ -186,16 +215,23 @@ def _ucb_case(name: str, variant: str, expect: str, notes: str) -> AuditCase:
 
 @register("dp-ucb-tree/agent-noise")
 def _ucb_correct() -> AuditCase:
-    return _ucb_case("dp-ucb-tree/agent-noise", "agent", "pass", "DPUCB's own tree sampler (accountant calibration).")
+    return _ucb_case(
+        "dp-ucb-tree/agent-noise", "agent", "pass", "DPUCB's own tree sampler (accountant calibration)."
+    )
 
 
 @register("dp-ucb-tree/noise-halved")
 def _ucb_halved() -> AuditCase:
-    return _ucb_case("dp-ucb-tree/noise-halved", "halved", "flag", "The agent's node draws times 1/2, same claim.")
+    return _ucb_case(
+        "dp-ucb-tree/noise-halved", "halved", "flag", "The agent's node draws times 1/2, same claim."
+    )
 
 
 @register("dp-ucb-tree/fresh-noise-every-round")
 def _ucb_fresh() -> AuditCase:
     return _ucb_case(
-        "dp-ucb-tree/fresh-noise-every-round", "fresh", "flag", "Authors' code: fresh noise per round, no tree."
+        "dp-ucb-tree/fresh-noise-every-round",
+        "fresh",
+        "flag",
+        "Authors' code: fresh noise per round, no tree.",
     )

@@ -40,7 +40,8 @@ def chunk_sizes(n_runs: int, chunk: int) -> list[int]:
 
 
 def power_of_two_steps(horizon: int) -> list[int]:
-    """Steps ``1, 2, 4, ... <= horizon``: the releases of the ``bit_length(horizon)`` nodes containing step 1."""
+    """Steps ``1, 2, 4, ... <= horizon``: the releases of the ``bit_length(horizon)`` nodes containing step
+    1."""
     return [2**k for k in range(horizon.bit_length())]
 
 
@@ -56,15 +57,17 @@ def summed_releases(
     cumulative: bool = False,
     chunk: int = 8192,
 ) -> np.ndarray:
-    """Sum of the released prefix sums at ``checkpoints`` of ``n_runs`` independent trees, ``(n_runs, *shape)``.
+    """Sum of the released prefix sums at ``checkpoints`` of ``n_runs`` independent trees, ``(n_runs,
+    *shape)``.
 
     Step 1 adds ``first``, every later step ``rest`` (arrays of the node shape). The sum over the releases
     that contain step 1 is a post-processing that keeps the likelihood-ratio statistic of a change in step 1.
     """
     out = []
     for m in chunk_sizes(n_runs, chunk):
-        tree = TreeAggregator((m, *first.shape), noise=batched(noise, m), rng=rng, horizon=horizon,
-                              cumulative=cumulative)
+        tree = TreeAggregator(
+            (m, *first.shape), noise=batched(noise, m), rng=rng, horizon=horizon, cumulative=cumulative
+        )
         total = np.zeros((m, *first.shape))
         for t in range(1, max(checkpoints) + 1):
             released = tree.add(np.broadcast_to(first if t == 1 else rest, (m, *first.shape)))

@@ -42,24 +42,51 @@ __all__: list[str] = []
 
 DELTA = 1e-5
 _CHUNK = 8192
-_VARIANTS = {"calibrated": ("pass", "the object's own draws"), "noise-halved": ("flag", "its draws times 1/2")}
+_VARIANTS = {
+    "calibrated": ("pass", "the object's own draws"),
+    "noise-halved": ("flag", "its draws times 1/2"),
+}
 
 
-def _tree_case(name: str, noise: NoiseFn, horizon: int, shift: np.ndarray, *, claim: float,
-               accountant_epsilon: float, notes: str) -> AuditCase:
+def _tree_case(
+    name: str,
+    noise: NoiseFn,
+    horizon: int,
+    shift: np.ndarray,
+    *,
+    claim: float,
+    accountant_epsilon: float,
+    notes: str,
+) -> AuditCase:
     """Step 1's input is 0 (D) or ``shift`` (D'), later inputs 0; statistic: releases containing step 1."""
     checkpoints = power_of_two_steps(horizon)
     direction = shift / np.linalg.norm(shift)
 
     def mechanism(rng: np.random.Generator, first: np.ndarray, n_runs: int) -> np.ndarray:
-        return summed_releases(noise, first, np.zeros_like(first), horizon=horizon, checkpoints=checkpoints,
-                               n_runs=n_runs, rng=rng, chunk=_CHUNK)
+        return summed_releases(
+            noise,
+            first,
+            np.zeros_like(first),
+            horizon=horizon,
+            checkpoints=checkpoints,
+            n_runs=n_runs,
+            rng=rng,
+            chunk=_CHUNK,
+        )
 
     expect, what = _VARIANTS[name.split("/")[1]]
     return AuditCase(
-        name=name, mechanism=mechanism, dataset=np.zeros_like(shift), neighbour=shift, claimed_epsilon=claim,
-        delta=DELTA, statistic=lambda out: out @ direction, accountant_epsilon=accountant_epsilon,
-        accountant="rdp (report)", expect=expect, notes=f"{notes}; {what}; releases at t = {checkpoints}",
+        name=name,
+        mechanism=mechanism,
+        dataset=np.zeros_like(shift),
+        neighbour=shift,
+        claimed_epsilon=claim,
+        delta=DELTA,
+        statistic=lambda out: out @ direction,
+        accountant_epsilon=accountant_epsilon,
+        accountant="rdp (report)",
+        expect=expect,
+        notes=f"{notes}; {what}; releases at t = {checkpoints}",
     )
 
 
@@ -69,14 +96,29 @@ def _variant(noise: NoiseFn, name: str) -> NoiseFn:
 
 # ---------------------------------------------------------------- DP-TOFW (Algorithm 1 of 004)
 def _tofw(name: str) -> AuditCase:
-    opt = DPTOFW(2, p=math.inf, radius=1.0, horizon=16, epsilon=6.0, delta=DELTA, smoothness=1.0, lipschitz=1.0,
-                 rng=np.random.default_rng(0))
+    opt = DPTOFW(
+        2,
+        p=math.inf,
+        radius=1.0,
+        horizon=16,
+        epsilon=6.0,
+        delta=DELTA,
+        smoothness=1.0,
+        lipschitz=1.0,
+        rng=np.random.default_rng(0),
+    )
     sensitivity = 2.0 * (opt.lr_scale * opt.smoothness * opt.diameter + opt.lipschitz)  # A.1: 2(c beta D + L)
     report = opt.privacy.epsilon
-    return _tree_case(name, _variant(opt.node_noise, name), opt.horizon, np.array([sensitivity, 0.0]),
-                      claim=report, accountant_epsilon=report,
-                      notes=f"DPTOFW(d=2, p=inf, n=16, paper epsilon 6): report epsilon {report:.3g}, "
-                      f"l_q sensitivity {sensitivity:g}")
+    return _tree_case(
+        name,
+        _variant(opt.node_noise, name),
+        opt.horizon,
+        np.array([sensitivity, 0.0]),
+        claim=report,
+        accountant_epsilon=report,
+        notes=f"DPTOFW(d=2, p=inf, n=16, paper epsilon 6): report epsilon {report:.3g}, "
+        f"l_q sensitivity {sensitivity:g}",
+    )
 
 
 for _name in ("dp-tofw-tree/calibrated", "dp-tofw-tree/noise-halved"):
@@ -86,41 +128,79 @@ for _name in ("dp-tofw-tree/calibrated", "dp-tofw-tree/noise-halved"):
 # ---------------------------------------------------------------- Accelerated-DP-SRGD (Algorithm 1 of 000)
 def _srgd(name: str) -> AuditCase:
     batch, beta, clip, steps = 10, 2.0, 1.0, 16
-    opt = AcceleratedDPSRGD(SquaredLoss(), dim=2, batch_size=batch, beta=beta, clip_norm=clip, epsilon=2.0,
-                            delta=DELTA, rng=np.random.default_rng(0))
+    opt = AcceleratedDPSRGD(
+        SquaredLoss(),
+        dim=2,
+        batch_size=batch,
+        beta=beta,
+        clip_norm=clip,
+        epsilon=2.0,
+        delta=DELTA,
+        rng=np.random.default_rng(0),
+    )
     tree, multiplier = opt.noise_tree(steps)
     c_tree = clip / (batch * beta)  # Lemma 4.3 of 000: one example's clipped difference, averaged, over beta
-    return _tree_case(name, _variant(tree.noise, name), steps, np.array([c_tree, 0.0]), claim=opt.epsilon,
-                      accountant_epsilon=opt.privacy.epsilon,
-                      notes=f"AcceleratedDPSRGD(B={batch}, beta={beta}, G={clip}), T={steps}: multiplier "
-                      f"{multiplier:.4g}, C_tree {c_tree:g}")
+    return _tree_case(
+        name,
+        _variant(tree.noise, name),
+        steps,
+        np.array([c_tree, 0.0]),
+        claim=opt.epsilon,
+        accountant_epsilon=opt.privacy.epsilon,
+        notes=f"AcceleratedDPSRGD(B={batch}, beta={beta}, G={clip}), T={steps}: multiplier "
+        f"{multiplier:.4g}, C_tree {c_tree:g}",
+    )
 
 
 for _name in ("srgd-tree/calibrated", "srgd-tree/noise-halved"):
     register(_name)(lambda name=_name: _srgd(name))
 
 
-# ---------------------------------------------------------------- nonsmooth single-pass oracle (Algs 3/5 of 002)
+# -------------------------------------------------------- nonsmooth single-pass oracle (Algs 3/5 of 002)
 def _single_pass(name: str) -> AuditCase:
     period = 8
-    params = OracleParams(order="first", alpha=0.1, period=period, m=1, B1=1, B2=1, clip_anchor=1.0,
-                          clip_increment=0.5)  # the anchor carries the largest sensitivity, and the most nodes
-    oracle = SinglePassOracle(ShellLoss(), np.ones((period, 2)), np.zeros(period), params, steps=period, D=0.01,
-                              epsilon=2.0, delta=DELTA, rng=np.random.default_rng(0))
+    params = OracleParams(
+        order="first", alpha=0.1, period=period, m=1, B1=1, B2=1, clip_anchor=1.0, clip_increment=0.5
+    )  # the anchor carries the largest sensitivity, and the most nodes
+    oracle = SinglePassOracle(
+        ShellLoss(),
+        np.ones((period, 2)),
+        np.zeros(period),
+        params,
+        steps=period,
+        D=0.01,
+        epsilon=2.0,
+        delta=DELTA,
+        rng=np.random.default_rng(0),
+    )
     shift = 2.0 * oracle.clip_anchor / params.B1  # replace one of the B1 anchor samples (each clipped to C_a)
-    return _tree_case(name, _variant(oracle.new_tree().noise, name), period, np.array([shift, 0.0]),
-                      claim=oracle.epsilon, accountant_epsilon=oracle.privacy.epsilon,
-                      notes=f"SinglePassOracle(first order, Sigma={period}, B1=1, C_a=1): sigma "
-                      f"{oracle.sigma:.4g}, anchor shift 2 C_a / B1 = {shift:g}")
+    return _tree_case(
+        name,
+        _variant(oracle.new_tree().noise, name),
+        period,
+        np.array([shift, 0.0]),
+        claim=oracle.epsilon,
+        accountant_epsilon=oracle.privacy.epsilon,
+        notes=f"SinglePassOracle(first order, Sigma={period}, B1=1, C_a=1): sigma "
+        f"{oracle.sigma:.4g}, anchor shift 2 C_a / B1 = {shift:g}",
+    )
 
 
 for _name in ("nonsmooth-single-pass/calibrated", "nonsmooth-single-pass/noise-halved"):
     register(_name)(lambda name=_name: _single_pass(name))
 
 
-# ---------------------------------------------------------------- Gaussian compositions: KL prox, multi-pass oracle
-def _composition_case(name: str, sigmas: np.ndarray, shifts: np.ndarray, sampler, *, claim: float,
-                      accountant_epsilon: float, notes: str) -> AuditCase:
+# -------------------------------------------------------- Gaussian compositions: KL prox, multi-pass oracle
+def _composition_case(
+    name: str,
+    sigmas: np.ndarray,
+    shifts: np.ndarray,
+    sampler,
+    *,
+    claim: float,
+    accountant_epsilon: float,
+    notes: str,
+) -> AuditCase:
     """Independent Gaussian releases ``shift_j + N(0, sigma_j^2)`` (D') vs ``N(0, sigma_j^2)`` (D).
 
     ``sampler(rng, sigma, m)`` draws the object's noise for ``m`` runs, shape ``(m,)``. Statistic: the
@@ -132,22 +212,41 @@ def _composition_case(name: str, sigmas: np.ndarray, shifts: np.ndarray, sampler
     def mechanism(rng: np.random.Generator, scale: float, n_runs: int) -> np.ndarray:
         out = []
         for m in chunk_sizes(n_runs, _CHUNK):
-            releases = np.stack([scale * s + factor * sampler(rng, sigma, m) for s, sigma in zip(shifts, sigmas)])
+            releases = np.stack(
+                [scale * s + factor * sampler(rng, sigma, m) for s, sigma in zip(shifts, sigmas, strict=True)]
+            )
             out.append(weights @ releases)
         return np.concatenate(out)
 
     expect, what = _VARIANTS[name.split("/")[1]]
     return AuditCase(
-        name=name, mechanism=mechanism, dataset=0.0, neighbour=1.0, claimed_epsilon=claim, delta=DELTA,
-        accountant_epsilon=accountant_epsilon, accountant="rdp (report)", expect=expect,
+        name=name,
+        mechanism=mechanism,
+        dataset=0.0,
+        neighbour=1.0,
+        claimed_epsilon=claim,
+        delta=DELTA,
+        accountant_epsilon=accountant_epsilon,
+        accountant="rdp (report)",
+        expect=expect,
         notes=f"{notes}; {what}",
     )
 
 
 def _kl_prox(name: str) -> AuditCase:
     n, rho = 1000, 0.08
-    alg = KLProximalPoint(rho=rho, beta=0.05, gamma=1.0, kappa=3.0, L0=1.0, weak_convexity=0.01, F0=1.0,
-                          rng=np.random.default_rng(0), delta=DELTA, inner_steps=3)
+    alg = KLProximalPoint(
+        rho=rho,
+        beta=0.05,
+        gamma=1.0,
+        kappa=3.0,
+        L0=1.0,
+        weak_convexity=0.01,
+        F0=1.0,
+        rng=np.random.default_rng(0),
+        delta=DELTA,
+        inner_steps=3,
+    )
     T, T_in, sigma, _ = alg.noise_calibration(n, 1)
     k = T * (T_in - 1)  # noisy gradient releases of one fit (Algorithm 4 inside Algorithm 2)
     shift = 2.0 * alg.L0 / n  # replace-one sensitivity of the mean gradient (per-example norm <= L0)
@@ -157,10 +256,16 @@ def _kl_prox(name: str) -> AuditCase:
         return next(alg._noise_rows(1, m, sd))  # the optimizer's own noise rows: one release for m runs
 
     privacy = alg.fit(_ZeroObjective(n)).privacy
-    return _composition_case(name, np.full(k, sigma), np.full(k, shift), sampler, claim=privacy.claimed_epsilon,
-                             accountant_epsilon=privacy.epsilon,
-                             notes=f"KLProximalPoint(rho={rho}, n={n}): {k} releases, sigma {sigma:.4g}, "
-                             f"Delta 2 L0 / n = {shift:g}")
+    return _composition_case(
+        name,
+        np.full(k, sigma),
+        np.full(k, shift),
+        sampler,
+        claim=privacy.claimed_epsilon,
+        accountant_epsilon=privacy.epsilon,
+        notes=f"KLProximalPoint(rho={rho}, n={n}): {k} releases, sigma {sigma:.4g}, "
+        f"Delta 2 L0 / n = {shift:g}",
+    )
 
 
 class _ZeroObjective:
@@ -185,18 +290,33 @@ for _name in ("kl-prox/calibrated", "kl-prox/noise-halved"):
 def _multi_pass(name: str) -> AuditCase:
     n, steps, period = 50, 8, 4
     params = OracleParams(order="first", alpha=0.1, period=period, m=1, clip_anchor=1.0, clip_increment=0.5)
-    oracle = MultiPassOracle(ShellLoss(), np.ones((n, 2)), np.zeros(n), params, steps=steps, D=0.01,
-                             epsilon=2.0, delta=DELTA, rng=np.random.default_rng(0))
+    oracle = MultiPassOracle(
+        ShellLoss(),
+        np.ones((n, 2)),
+        np.zeros(n),
+        params,
+        steps=steps,
+        D=0.01,
+        epsilon=2.0,
+        delta=DELTA,
+        rng=np.random.default_rng(0),
+    )
     (k1, k2), (s1, s2) = oracle.counts, oracle.sigmas
     shifts = np.array([2.0 * oracle.clip_anchor / n] * k1 + [2.0 * oracle.clip_increment / n] * k2)
 
     def sampler(rng: np.random.Generator, sd: float, m: int) -> np.ndarray:
         return gaussian(rng, sd, m)  # the oracle's noise: privacy.noise.gaussian on its own stream
 
-    return _composition_case(name, np.array([s1] * k1 + [s2] * k2), shifts, sampler, claim=oracle.epsilon,
-                             accountant_epsilon=oracle.privacy.epsilon,
-                             notes=f"MultiPassOracle(n={n}, T={steps}, Sigma={period}): {k1} anchors (sigma "
-                             f"{s1:.3g}), {k2} increments (sigma {s2:.3g}); shifts 2 C / n")
+    return _composition_case(
+        name,
+        np.array([s1] * k1 + [s2] * k2),
+        shifts,
+        sampler,
+        claim=oracle.epsilon,
+        accountant_epsilon=oracle.privacy.epsilon,
+        notes=f"MultiPassOracle(n={n}, T={steps}, Sigma={period}): {k1} anchors (sigma "
+        f"{s1:.3g}), {k2} increments (sigma {s2:.3g}); shifts 2 C / n",
+    )
 
 
 for _name in ("nonsmooth-multi-pass/calibrated", "nonsmooth-multi-pass/noise-halved"):

@@ -1,5 +1,6 @@
 """DP-UCB and DP-HDB: every calibration input pinned to its formula (written here, never through the agents'
-helpers), and the noise each agent really draws tested against its stated scale (halved and doubled rejected)."""
+helpers), and the noise each agent really draws tested against its stated scale (halved and doubled
+rejected)."""
 
 from __future__ import annotations
 
@@ -18,19 +19,31 @@ from dpbandit.audit.drawn import gaussian_scale_pvalues, only_stated_scale_fits,
 # ---------------------------------------------------------------- DP-UCB (Shariff and Sheffet 2018, Sec 4.2)
 def _ucb_sigma(calibration: str, *, T: int, eps: float, delta: float, L: float, B: float) -> float:
     """Node std: 4 sqrt(m) Ltilde^2 ln(4/delta) / eps (paper), or the smallest tree std for (eps, delta)."""
-    ltilde2 = L**2 + B**2  # ||[x; y]||^2 <= L^2 + B^2: a replaced round moves [x;y][x;y]^T by sqrt(2) Ltilde^2
+    ltilde2 = (
+        L**2 + B**2
+    )  # ||[x; y]||^2 <= L^2 + B^2: a replaced round moves [x;y][x;y]^T by sqrt(2) Ltilde^2
     if calibration == "paper":
         m = 1 + math.ceil(math.log2(T))
         return 4.0 * math.sqrt(m) * ltilde2 * math.log(4.0 / delta) / eps
-    # symmetric noise of std sqrt(2) sigma in Frobenius geometry vs change sqrt(2) Ltilde^2: multiplier sigma/Ltilde^2
+    # symmetric noise of std sqrt(2) sigma in Frobenius geometry vs change sqrt(2) Ltilde^2: multiplier
+    # sigma/Ltilde^2
     return ltilde2 * ref.tree_multiplier(eps, delta, T)
 
 
 @pytest.mark.parametrize("calibration", ["paper", "accountant"])
 def test_dpucb_calibration_inputs(calibration: str) -> None:
     T, D, L, B, eps, delta = 1000, 6, 1.3, 2.0, 0.8, 1e-5
-    agent = DPUCB(2, D, rng=np.random.default_rng(0), horizon=T, epsilon=eps, delta=delta, feature_bound=L,
-                  reward_bound=B, calibration=calibration)
+    agent = DPUCB(
+        2,
+        D,
+        rng=np.random.default_rng(0),
+        horizon=T,
+        epsilon=eps,
+        delta=delta,
+        feature_bound=L,
+        reward_bound=B,
+        calibration=calibration,
+    )
     assert agent.sensitivity == pytest.approx(L**2 + B**2)
     assert agent.levels == 1 + math.ceil(math.log2(T))
     assert (agent.tree.horizon, agent.tree.depth) == (T, T.bit_length())
@@ -60,8 +73,17 @@ def test_dpucb_tree_draws_its_stated_node_std(calibration: str) -> None:
     iu = np.triu_indices(D, 1)
     off, diag = [], []
     for seed in range(10):
-        agent = DPUCB(2, D, rng=np.random.default_rng(seed), horizon=T, epsilon=eps, delta=delta,
-                      feature_bound=1.0, reward_bound=1.0, calibration=calibration)
+        agent = DPUCB(
+            2,
+            D,
+            rng=np.random.default_rng(seed),
+            horizon=T,
+            epsilon=eps,
+            delta=delta,
+            feature_bound=1.0,
+            reward_bound=1.0,
+            calibration=calibration,
+        )
         assert agent.sigma_noise == pytest.approx(sigma, rel=1e-4)  # the std its report states
         for t in range(1, T + 1):
             agent.update(np.zeros((2, D)), 0, 0.0)
@@ -74,9 +96,11 @@ def test_dpucb_tree_draws_its_stated_node_std(calibration: str) -> None:
 
 
 # ---------------------------------------------------------------- DP-HDB (Algorithm 3 of 004, notes 6.7)
-def _hdb_step_epsilons(*, eps: float, delta: float, horizon: int, n_steps: int, radius: float, beta: float,
-                       L: float) -> np.ndarray:
-    """eps_t = 2 Delta_t / b_t at multiplier 1: Delta_t = r 2(beta D + L)/(t+1) (A.6), b_t of line 8, D = 2r."""
+def _hdb_step_epsilons(
+    *, eps: float, delta: float, horizon: int, n_steps: int, radius: float, beta: float, L: float
+) -> np.ndarray:
+    """eps_t = 2 Delta_t / b_t at multiplier 1: Delta_t = r 2(beta D + L)/(t+1) (A.6), b_t of line 8, D =
+    2r."""
     D, t = 2.0 * radius, np.arange(1, n_steps + 1, dtype=float)
     b = 4.0 * D * (beta * D + L) * math.sqrt(math.log(horizon) * math.log(1.0 / delta)) / (eps * np.sqrt(t))
     return 2.0 * radius * 2.0 * (beta * D + L) / (t + 1.0) / b
@@ -90,9 +114,21 @@ def _hdb_multiplier(eps: float, delta: float, step_eps: np.ndarray) -> float:
 @pytest.mark.parametrize("calibration", ["joint", "paper"])
 def test_dphdb_calibration_inputs(calibration: str) -> None:
     K, d, T, t0, eps, delta = 3, 5, 2000, 40, 1.0, 1e-4
-    agent = DPHDB(K, d, rng=np.random.default_rng(0), horizon=T, epsilon=eps, delta=delta, warmup=t0,
-                  calibration=calibration)
-    beta, L, r = 1.0, 1.0, 2.0  # identity link on ||x||_inf <= 1: beta = sup zeta' * 1^2; L = clip_norm; radius
+    agent = DPHDB(
+        K,
+        d,
+        rng=np.random.default_rng(0),
+        horizon=T,
+        epsilon=eps,
+        delta=delta,
+        warmup=t0,
+        calibration=calibration,
+    )
+    beta, L, r = (
+        1.0,
+        1.0,
+        2.0,
+    )  # identity link on ||x||_inf <= 1: beta = sup zeta' * 1^2; L = clip_norm; radius
     assert agent.smoothness == pytest.approx(beta)
     cal = agent.bank.privacy_calibration
     n_steps = t0 + (T - K * t0)  # forced steps of its own block, then one (real or synthetic) per round
@@ -113,11 +149,19 @@ def _hdb_first_steps(compiled: bool, K: int = 512, copies: int = 4) -> tuple[np.
     (gap r). Returns (did +e_1 win, gap, b_1 expected from the formula and the joint calibration).
     """
     eps, delta, radius = 60.0, 1e-6, 1.0
-    template = DPHDB(K, 1, rng=np.random.default_rng(0), horizon=K, epsilon=eps, delta=delta, warmup=1,
-                     radius=radius)
+    template = DPHDB(
+        K, 1, rng=np.random.default_rng(0), horizon=K, epsilon=eps, delta=delta, warmup=1, radius=radius
+    )
     step_eps = _hdb_step_epsilons(eps=eps, delta=delta, horizon=K, n_steps=1, radius=radius, beta=1.0, L=1.0)
-    b_1 = _hdb_multiplier(eps, delta, step_eps) * 4 * 2 * radius * (2 * radius + 1.0) * math.sqrt(
-        math.log(K) * math.log(1 / delta)) / eps
+    b_1 = (
+        _hdb_multiplier(eps, delta, step_eps)
+        * 4
+        * 2
+        * radius
+        * (2 * radius + 1.0)
+        * math.sqrt(math.log(K) * math.log(1 / delta))
+        / eps
+    )
     wins = []
     for rng in np.random.default_rng(99).spawn(copies):
         agent = copy.deepcopy(template)

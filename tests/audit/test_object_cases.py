@@ -17,8 +17,16 @@ RUNS = {"dp-ucb-tree": 100_000}
 
 def test_every_private_object_has_a_calibrated_case_and_a_broken_twin() -> None:
     families = {name.split("/")[0] for name in NAMES}
-    assert families == {"dp-pofw-selection", "dp-hdb-step", "dp-ucb-tree", "dp-tofw-tree", "srgd-tree", "kl-prox",
-                        "nonsmooth-single-pass", "nonsmooth-multi-pass"}
+    assert families == {
+        "dp-pofw-selection",
+        "dp-hdb-step",
+        "dp-ucb-tree",
+        "dp-tofw-tree",
+        "srgd-tree",
+        "kl-prox",
+        "nonsmooth-single-pass",
+        "nonsmooth-multi-pass",
+    }
     for family in families:
         expects = {make_case(n).expect for n in NAMES if n.startswith(family + "/")}
         assert expects == {"pass", "flag"}, family

@@ -30,7 +30,8 @@ def _pofw_scale_1(*, eps, delta, n, radius, beta, L) -> float:
 
 
 def _pofw_rho(*, eps, delta, n, radius, beta, L, multiplier=1.0) -> float:
-    """zCDP of one stream: sum_t (2 Delta_t / b_t)^2 / 2 (pure eps_t-DP steps; non-monotone report-noisy-min)."""
+    """zCDP of one stream: sum_t (2 Delta_t / b_t)^2 / 2 (pure eps_t-DP steps; non-monotone
+    report-noisy-min)."""
     t = np.arange(1, n + 1, dtype=float)
     delta_t = radius * 2 * (beta * 2 * radius + L) / (t + 1)  # score sensitivity (A.6, ||v||_1 = r)
     b_t = multiplier * _pofw_scale_1(eps=eps, delta=delta, n=n, radius=radius, beta=beta, L=L) / np.sqrt(t)
@@ -39,12 +40,21 @@ def _pofw_rho(*, eps, delta, n, radius, beta, L, multiplier=1.0) -> float:
 
 def _pofw_multiplier(*, eps, delta, n, radius, beta, L) -> float:
     """Accountant calibration, one stream: the multiplier whose zCDP is rho(eps, delta)."""
-    return math.sqrt(_pofw_rho(eps=eps, delta=delta, n=n, radius=radius, beta=beta, L=L) / ref.rho_for(eps, delta))
+    return math.sqrt(
+        _pofw_rho(eps=eps, delta=delta, n=n, radius=radius, beta=beta, L=L) / ref.rho_for(eps, delta)
+    )
 
 
 def _pofw(n, **kw) -> DPPOFW:
-    return DPPOFW(1, horizon=n, rng=np.random.default_rng(kw.pop("seed", 0)), smoothness=0.5, lipschitz=2.0,
-                  radius=1.5, **kw)
+    return DPPOFW(
+        1,
+        horizon=n,
+        rng=np.random.default_rng(kw.pop("seed", 0)),
+        smoothness=0.5,
+        lipschitz=2.0,
+        radius=1.5,
+        **kw,
+    )
 
 
 def test_dppofw_calibration_inputs() -> None:
@@ -61,7 +71,8 @@ def test_dppofw_calibration_inputs() -> None:
 
 
 def test_dppofw_selection_noise_has_the_stated_scale() -> None:
-    """Feeding grad_prev = d_{t-1} makes d_t = grad_now, so each step is a two-vertex noisy LMO with a chosen gap.
+    """Feeding grad_prev = d_{t-1} makes d_t = grad_now, so each step is a two-vertex noisy LMO with a chosen
+    gap.
 
     The scores of +-r e_1 are +-r d_t: with d_t = -b_t / (2 r) the gap is b_t (u = 1) at every step; the
     selected vertex is read from the iterates, v_t = (t+1) theta_{t+1} - t theta_t.
@@ -69,7 +80,8 @@ def test_dppofw_selection_noise_has_the_stated_scale() -> None:
     n, eps, delta, r = 4000, 30.0, 1e-3, 1.5
     opt = _pofw(n, epsilon=eps, delta=delta)
     b_1 = _pofw_multiplier(eps=eps, delta=delta, n=n, radius=r, beta=0.5, L=2.0) * _pofw_scale_1(
-        eps=eps, delta=delta, n=n, radius=r, beta=0.5, L=2.0)
+        eps=eps, delta=delta, n=n, radius=r, beta=0.5, L=2.0
+    )
     prev, wins = np.zeros(1), np.empty(n, dtype=bool)
     for t in range(1, n + 1):
         d = np.array([-b_1 / math.sqrt(t) / (2 * r)])
@@ -82,18 +94,30 @@ def test_dppofw_selection_noise_has_the_stated_scale() -> None:
 
 # ---------------------------------------------------------------- DP-TOFW (Algorithm 1 of 004)
 def _tofw(dim, n, p, seed=0, eps=1.0) -> DPTOFW:
-    return DPTOFW(dim, p=p, radius=2.0, horizon=n, epsilon=eps, delta=1e-3, smoothness=2.0, lipschitz=1.0,
-                  rng=np.random.default_rng(seed), lr_scale=0.5)
+    return DPTOFW(
+        dim,
+        p=p,
+        radius=2.0,
+        horizon=n,
+        epsilon=eps,
+        delta=1e-3,
+        smoothness=2.0,
+        lipschitz=1.0,
+        rng=np.random.default_rng(seed),
+        lr_scale=0.5,
+    )
 
 
 def _sigma_plus(n, kappa, eps=1.0, delta=1e-3, beta=2.0, L=1.0, D=4.0, c=0.5) -> float:
-    """Eq 3.2 with the step-size scale: sqrt(8 m^2 kappa log(m / delta)) (c beta D + L) / eps, m = ceil(log2 n)+1."""
+    """Eq 3.2 with the step-size scale: sqrt(8 m^2 kappa log(m / delta)) (c beta D + L) / eps, m = ceil(log2
+    n)+1."""
     m = math.ceil(math.log2(n)) + 1
     return math.sqrt(8 * m**2 * kappa * math.log(m / delta)) * (c * beta * D + L) / eps
 
 
 def test_dptofw_report_accounts_its_own_noise() -> None:
-    """p = inf: Lemma 3.3 noise N(0, sigma_+^2 / d I); l_q = l_1 sensitivity 2(c beta D + L) moves l_2 as much."""
+    """p = inf: Lemma 3.3 noise N(0, sigma_+^2 / d I); l_q = l_1 sensitivity 2(c beta D + L) moves l_2 as
+    much."""
     dim, n = 10, 1000
     opt = _tofw(dim, n, math.inf)
     sigma = _sigma_plus(n, kappa=dim)
@@ -123,16 +147,31 @@ def test_dptofw_tree_draws_its_stated_noise(p: float, dim: int) -> None:
 
 # ---------------------------------------------------------------- baselines of 004 Section 5.3
 def test_noisy_sfw_draws_its_stated_noise_and_reports_it() -> None:
-    """Spy on the sampler: sigma_0 = 4 sqrt(2 kappa log(1/delta)) L / (n eps), sigma_t of Bassily et al. (l_2, d=5)."""
+    """Spy on the sampler: sigma_0 = 4 sqrt(2 kappa log(1/delta)) L / (n eps), sigma_t of Bassily et al.
+    (l_2, d=5)."""
     n, d, eps, delta, beta, L, c = 400, 5, 1.0, 1e-3, 2.0, 1.0, 0.5
-    kappa, D, eta = d ** (1 - 2 / 3), 4.0, c * math.log(n) / (2 * math.sqrt(n))  # q = 3, ln 5 < 2: kappa d^(1-2/q)
+    kappa, D, eta = (
+        d ** (1 - 2 / 3),
+        4.0,
+        c * math.log(n) / (2 * math.sqrt(n)),
+    )  # q = 3, ln 5 < 2: kappa d^(1-2/q)
     sigma_0 = 4 * math.sqrt(2 * kappa * math.log(1 / delta)) * L / (n * eps)
     sigma_t = math.sqrt(32 * kappa * math.log(1 / delta) / n) * beta * D * eta / eps
     first, later = [], []
     X, y = np.zeros((n, d)), np.zeros(n)
     for seed in range(40):
-        opt = NoisySFW(d, loss=SquaredLoss(), p=1.5, radius=2.0, epsilon=eps, delta=delta, smoothness=beta,
-                       lipschitz=L, rng=np.random.default_rng(seed), lr_scale=c)
+        opt = NoisySFW(
+            d,
+            loss=SquaredLoss(),
+            p=1.5,
+            radius=2.0,
+            epsilon=eps,
+            delta=delta,
+            smoothness=beta,
+            lipschitz=L,
+            rng=np.random.default_rng(seed),
+            lr_scale=c,
+        )
         calls: list[np.ndarray] = []
         opt._sample = lambda s, sample=opt._sample, calls=calls: calls.append(sample(s)) or calls[-1]  # spy
         res = opt.fit(X, y)
@@ -141,8 +180,13 @@ def test_noisy_sfw_draws_its_stated_noise_and_reports_it() -> None:
     assert len(later) == 40 * (math.isqrt(n) - 1)
     assert only_stated_scale_fits(gaussian_scale_pvalues(np.array(first), sigma_0))
     assert only_stated_scale_fits(gaussian_scale_pvalues(np.array(later), sigma_t))
-    s0, st = 2 * L / (n // 2) * d ** (1 / 2 - 1 / 3), 2 * beta * eta * D / (math.isqrt(n) // 2) * d ** (1 / 2 - 1 / 3)
-    worst = dp_accounting.GaussianDpEvent(min(sigma_0 / s0, sigma_t / st))  # disjoint batches: the worse release
+    s0, st = (
+        2 * L / (n // 2) * d ** (1 / 2 - 1 / 3),
+        2 * beta * eta * D / (math.isqrt(n) // 2) * d ** (1 / 2 - 1 / 3),
+    )
+    worst = dp_accounting.GaussianDpEvent(
+        min(sigma_0 / s0, sigma_t / st)
+    )  # disjoint batches: the worse release
     assert res.privacy.epsilon == pytest.approx(ref.rdp_epsilon(worst, delta), rel=1e-9)
 
 
@@ -152,8 +196,17 @@ def test_noisy_sgd_draws_its_stated_noise_and_reports_it() -> None:
     sigma = math.sqrt(8 * math.log(1 / delta)) * L / eps  # BFGT 2020: sigma^2 = 8 L^2 log(1/delta) / eps^2
     noise = []
     for seed in range(10):
-        opt = NoisySGD(d, loss=SquaredLoss(), p=2.0, radius=1e6, epsilon=eps, delta=delta, lipschitz=L,
-                       rng=np.random.default_rng(seed), steps=steps)
+        opt = NoisySGD(
+            d,
+            loss=SquaredLoss(),
+            p=2.0,
+            radius=1e6,
+            epsilon=eps,
+            delta=delta,
+            lipschitz=L,
+            rng=np.random.default_rng(seed),
+            steps=steps,
+        )
         res = opt.fit(np.zeros((n, d)), np.zeros(n), record=True)
         t = res.history_steps[:, None]
         W = np.vstack([np.zeros(d), t * res.history])  # running sums -> W_t = S_t - S_{t-1}
@@ -166,18 +219,32 @@ def test_noisy_sgd_draws_its_stated_noise_and_reports_it() -> None:
 
 
 def test_local_md_draws_its_stated_noise() -> None:
-    """p = 2, zero data: phase 1 is a random walk u_j = u_{j-1} - eta_1 sigma_1 xi_j (no clipping at these sizes),
+    """p = 2, zero data: phase 1 is a random walk u_j = u_{j-1} - eta_1 sigma_1 xi_j (no clipping at these
+    sizes),
     whose average (the phase output) has variance (eta_1 sigma_1)^2 (T+1)(2T+1)/(6T) per coordinate."""
     d, n, eps, delta, L, c = 40, 500, 100.0, 1e-3, 1.0, 1.0
-    eta = c * (2 * 1e3 / L) * min(1 / math.sqrt(n), eps / math.sqrt(d * math.log(1 / delta) * (1 + math.log(d))))
+    eta = (
+        c
+        * (2 * 1e3 / L)
+        * min(1 / math.sqrt(n), eps / math.sqrt(d * math.log(1 / delta) * (1 + math.log(d))))
+    )
     eps_1, n_1, eta_1 = eps / 2, n // 2, eta / 16
     b_1 = int(max(math.sqrt(n_1 / math.log(d)), math.sqrt(d / eps_1), 1.0))
     T = int(n_1**2 / b_1**2)
     sigma_1 = 100 * L * math.sqrt(math.log(1 / delta)) / (b_1 * eps_1)  # [C]'s constant 100, d^(1-2/q) = 1
     outputs = []
     for seed in range(12):
-        res = LocalMD(d, loss=SquaredLoss(), p=2.0, radius=1e3, epsilon=eps, delta=delta, lipschitz=L,
-                      rng=np.random.default_rng(seed), lr_scale=c).fit(np.zeros((n, d)), np.zeros(n), record=True)
+        res = LocalMD(
+            d,
+            loss=SquaredLoss(),
+            p=2.0,
+            radius=1e3,
+            epsilon=eps,
+            delta=delta,
+            lipschitz=L,
+            rng=np.random.default_rng(seed),
+            lr_scale=c,
+        ).fit(np.zeros((n, d)), np.zeros(n), record=True)
         assert res.info["phases"][0]["steps"] == T
         outputs.append(res.history[1])
     std = eta_1 * sigma_1 * math.sqrt((T + 1) * (2 * T + 1) / (6 * T))

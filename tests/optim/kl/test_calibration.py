@@ -1,4 +1,5 @@
-"""KL optimizers (paper 003, corrected accounting): calibration inputs pinned to their formulas (written here) and
+"""KL optimizers (paper 003, corrected accounting): calibration inputs pinned to their formulas (written
+here) and
 the noise each one really draws against its stated scale (halved and doubled noise rejected)."""
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ DELTA = 1e-6
 
 
 class LinearObjective:
-    """n equal samples of f(w) = <a, w> with ||a|| = ``norm`` (stored as one weighted row): constant gradient a."""
+    """n equal samples of f(w) = <a, w> with ||a|| = ``norm`` (stored as one weighted row): constant gradient
+    a."""
 
     def __init__(self, n: int, dim: int, norm: float) -> None:
         self.n, self.dim, self.weights = n, dim, np.full(1, 1.0)
@@ -55,12 +57,23 @@ def recorded_gaussian(monkeypatch):
 
 # ---------------------------------------------------------------- proximal point (Algorithm 2 + 4)
 def _prox(seed: int, *, rho=1.0, lam=0.01, inner=2) -> KLProximalPoint:
-    return KLProximalPoint(rho=rho, beta=0.05, gamma=1.0, kappa=3.0, L0=1.0, weak_convexity=lam, F0=1.0,
-                           rng=np.random.default_rng(seed), delta=DELTA, inner_steps=inner)
+    return KLProximalPoint(
+        rho=rho,
+        beta=0.05,
+        gamma=1.0,
+        kappa=3.0,
+        L0=1.0,
+        weak_convexity=lam,
+        F0=1.0,
+        rng=np.random.default_rng(seed),
+        delta=DELTA,
+        inner_steps=inner,
+    )
 
 
 def _prox_rounds(n, d, rho=1.0, lam=0.01, gamma=1.0, kappa=3.0, L0=1.0, F0=1.0) -> int:
-    """Algorithm 2 line 1 (rounded up): (1 + 32 F0^((k-2)/k) gamma^2 L~1) [log F0 + k log(n sqrt rho/(gamma L0 sqrt d))]."""
+    """Algorithm 2 line 1 (rounded up): (1 + 32 F0^((k-2)/k) gamma^2 L~1) [log F0 + k log(n sqrt rho/(gamma
+    L0 sqrt d))]."""
     bracket = math.log(F0) + kappa * math.log(n * math.sqrt(rho) / (gamma * L0 * math.sqrt(d)))
     return math.ceil((1 + 32 * F0 ** ((kappa - 2) / kappa) * gamma**2 * lam) * bracket)
 
@@ -79,7 +92,8 @@ def test_prox_calibration_inputs() -> None:
 
 
 def test_prox_draws_its_stated_noise() -> None:
-    """T_in = 2, zero gradients: each round w_2 = c - xi / L~1 and avg = c + (2/3)(w_2 - c), so xi = -1.5 L~1 (avg - c)."""
+    """T_in = 2, zero gradients: each round w_2 = c - xi / L~1 and avg = c + (2/3)(w_2 - c), so xi = -1.5 L~1
+    (avg - c)."""
     n, d, lam = 10_000, 20, 0.01
     sigma = (2.0 / n) * math.sqrt(_prox_rounds(n, d, lam=lam) / 2.0)
     xi = []
@@ -94,8 +108,13 @@ def _spider_schedule(*, n, d, rho, beta, gamma, kappa, L0, L1, F0) -> dict:
     """Algorithm 1 lines 2-7 with the corrected accounting (notes kl.md P1, P2, A2-A5), written out."""
     rho_s = rho / 2.125
     nrs, expo = n * math.sqrt(rho_s), (2 - kappa) / kappa
-    K = max(1, math.ceil((1 + 64 * F0 ** (-expo) * gamma**2 * L1)
-                         * (math.log(F0) + kappa * math.log(nrs / (gamma * L0 * math.sqrt(d))))))
+    K = max(
+        1,
+        math.ceil(
+            (1 + 64 * F0 ** (-expo) * gamma**2 * L1)
+            * (math.log(F0) + kappa * math.log(nrs / (gamma * L0 * math.sqrt(d))))
+        ),
+    )
     beta_p = beta / K * (gamma * L0 * math.sqrt(K * d) / (nrs * F0 ** (1 / kappa))) ** (2 - kappa)
     floor = min((32 * gamma * L0 * math.sqrt(K * d * math.log(1 / beta_p)) / nrs) ** kappa, F0)
     phi = np.maximum(F0 * (1 + F0**expo / (64 * gamma**2 * L1)) ** -np.arange(1.0, K + 1), floor)
@@ -128,11 +147,14 @@ def test_spider_calibration_inputs() -> None:
 
 
 def test_spider_draws_its_stated_noise(recorded_gaussian) -> None:
-    """A linear loss with ||grad|| = L0 > (7/8) Phi_k^(1/kappa) / gamma never stops a round early, so every round k
+    """A linear loss with ||grad|| = L0 > (7/8) Phi_k^(1/kappa) / gamma never stops a round early, so every
+    round k
     releases its anchor (sigma_anchor) then T_k - 1 differences (sigma_diff[k]), in that order."""
     n, d = 10**8, 30
     want = _spider_schedule(n=n, d=d, **SPIDER)
-    expected = np.concatenate([[want["sig_a"]] + [sd] * (T - 1) for sd, T in zip(want["sig_d"], want["steps"])])
+    expected = np.concatenate(
+        [[want["sig_a"]] + [sd] * (T - 1) for sd, T in zip(want["sig_d"], want["steps"], strict=True)]
+    )
     draws, stds = [], []
     for seed in range(2):
         recorded_gaussian.clear()
@@ -150,7 +172,8 @@ def test_adaptive_calibration_inputs_and_spent_budget() -> None:
     only while the spend is <= rho / 2."""
     n, d, rho, L0 = 1000, 5, 1.0, 2.0
     res = AdaptiveNoisyGD(rho=rho, beta=0.1, L0=L0, L1=1.0, rng=np.random.default_rng(0), delta=DELTA).fit(
-        LinearObjective(n, d, L0))
+        LinearObjective(n, d, L0)
+    )
     rho_in, sens = rho / 2, 2 * L0 / n
     sigma_hat, floor = L0 / (math.sqrt(n) * rho_in**0.25), 2 * L0 / (n * math.sqrt(rho_in))
     charges = sens**2 / (2 * sigma_hat**2) + sens**2 / (2 * res.info["sigmas"] ** 2)
@@ -172,8 +195,9 @@ def test_adaptive_draws_its_stated_noise(recorded_gaussian) -> None:
     for seed in range(3):
         recorded_gaussian.clear()
         AdaptiveNoisyGD(rho=rho, beta=beta, L0=L0, L1=1.0, rng=np.random.default_rng(seed), delta=DELTA).fit(
-            LinearObjective(n, d, L0))
-        for (_, n_draw), (_, g_draw) in zip(recorded_gaussian[::2], recorded_gaussian[1::2]):
+            LinearObjective(n, d, L0)
+        )
+        for (_, n_draw), (_, g_draw) in zip(recorded_gaussian[::2], recorded_gaussian[1::2], strict=True):
             norm_noise.append(float(n_draw))
             grad_noise.append(g_draw)
             grad_std.append(np.full(d, max((L0 + float(n_draw)) / math.sqrt(d * ell), floor)))

@@ -1,4 +1,5 @@
-"""Accelerated-DP-SRGD, DP-MEMF, DP-SRG-MEMF: calibration inputs pinned to their formulas (written here) and the
+"""Accelerated-DP-SRGD, DP-MEMF, DP-SRG-MEMF: calibration inputs pinned to their formulas (written here) and
+the
 noise each optimizer really draws, read back from a run on zero data, against halved and doubled scales."""
 
 from __future__ import annotations
@@ -18,8 +19,16 @@ EPS, DELTA = 2.0, 1e-6
 
 
 def _srgd(seed: int, *, d: int, B: int, beta: float, G: float) -> AcceleratedDPSRGD:
-    return AcceleratedDPSRGD(SquaredLoss(), dim=d, batch_size=B, beta=beta, clip_norm=G, epsilon=EPS, delta=DELTA,
-                             rng=np.random.default_rng(seed))
+    return AcceleratedDPSRGD(
+        SquaredLoss(),
+        dim=d,
+        batch_size=B,
+        beta=beta,
+        clip_norm=G,
+        epsilon=EPS,
+        delta=DELTA,
+        rng=np.random.default_rng(seed),
+    )
 
 
 @pytest.mark.parametrize("T", [1, 7, 16])
@@ -55,8 +64,17 @@ def test_srgd_tree_draws_its_stated_noise() -> None:
 
 
 def _memf(cls, seed: int, **kw):
-    base = dict(batch_size=4, learning_rate=0.5, clip_norm=0.8, epsilon=EPS, delta=DELTA, epochs=2, momentum=0.0,
-                workload="ones", dim=6)
+    base = dict(
+        batch_size=4,
+        learning_rate=0.5,
+        clip_norm=0.8,
+        epsilon=EPS,
+        delta=DELTA,
+        epochs=2,
+        momentum=0.0,
+        workload="ones",
+        dim=6,
+    )
     return cls(SquaredLoss(), rng=np.random.default_rng(seed), **{**base, **kw})
 
 
@@ -74,7 +92,8 @@ def test_memf_calibration_inputs() -> None:
 
 @pytest.mark.parametrize("cls", [DPMEMF, DPSRGMEMF])
 def test_memf_draws_its_stated_noise(cls) -> None:
-    """Zero data, momentum 0: g_t = (x_t - x_{t+1}) / lr; the SRG recursion g_t = c g_{t-1} + Delta_t is undone;
+    """Zero data, momentum 0: g_t = (x_t - x_{t+1}) / lr; the SRG recursion g_t = c g_{t-1} + Delta_t is
+    undone;
     the noise rows are C^{-1} Z, so Z = C (rows) must be N(0, s^2)."""
     n_steps, B, G, lr = 10, 4, 0.8, 0.5
     s = (G / B) / math.sqrt(2 * ref.rho_for(EPS, DELTA))
