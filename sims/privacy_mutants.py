@@ -17,8 +17,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Mutant:
-    """One planted bug: replace ``old`` (exactly once) by ``new`` in ``path``; run ``tests`` (pytest node
-    ids)."""
+    """One planted bug: replace ``old`` (exactly once) by ``new`` in ``path``; run ``tests`` (node ids)."""
 
     name: str
     path: str

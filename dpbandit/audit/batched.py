@@ -40,8 +40,7 @@ def chunk_sizes(n_runs: int, chunk: int) -> list[int]:
 
 
 def power_of_two_steps(horizon: int) -> list[int]:
-    """Steps ``1, 2, 4, ... <= horizon``: the releases of the ``bit_length(horizon)`` nodes containing step
-    1."""
+    """Steps ``1, 2, 4, ... <= horizon``: the releases of the ``bit_length(horizon)`` nodes holding step 1."""
     return [2**k for k in range(horizon.bit_length())]
 
 
@@ -57,8 +56,7 @@ def summed_releases(
     cumulative: bool = False,
     chunk: int = 8192,
 ) -> np.ndarray:
-    """Sum of the released prefix sums at ``checkpoints`` of ``n_runs`` independent trees, ``(n_runs,
-    *shape)``.
+    """Sum of the released prefix sums at ``checkpoints`` of ``n_runs`` independent trees (``(n_runs, ...)``).
 
     Step 1 adds ``first``, every later step ``rest`` (arrays of the node shape). The sum over the releases
     that contain step 1 is a post-processing that keeps the likelihood-ratio statistic of a change in step 1.

@@ -30,8 +30,7 @@ FACTORS = (1.0, 0.5, 2.0)
 
 
 def gaussian_scale_pvalues(x: np.ndarray, sigma: np.ndarray | float) -> dict[float, float]:
-    """p-values that the zero-mean Gaussian samples ``x`` have std ``factor * sigma`` (``sigma``
-    broadcasts)."""
+    """p-values that zero-mean Gaussian samples ``x`` have std ``factor * sigma`` (``sigma`` broadcasts)."""
     x = np.asarray(x, dtype=float)
     stat = float(np.sum((x / np.broadcast_to(sigma, x.shape)) ** 2))
     out = {}
@@ -42,8 +41,8 @@ def gaussian_scale_pvalues(x: np.ndarray, sigma: np.ndarray | float) -> dict[flo
 
 
 def gamma_radius_pvalues(r2: np.ndarray, dim: int, sigma: float) -> dict[float, float]:
-    """p-values that ``r2 = ||Z||_+^2`` of ``G_{||.||_+}(0, (factor sigma)^2)`` draws are Gamma(d/2, 2
-    (factor sigma)^2)."""
+    """p-values that ``r2 = ||Z||_+^2`` of ``G_{||.||_+}(0, s^2)`` draws, ``s = factor * sigma``, are
+    Gamma(d/2, 2 s^2)."""
     return {
         f: float(stats.kstest(r2, stats.gamma(dim / 2.0, scale=2.0 * (f * sigma) ** 2).cdf).pvalue)
         for f in FACTORS

@@ -99,8 +99,8 @@ def test_dpucb_tree_draws_its_stated_node_std(calibration: str) -> None:
 def _hdb_step_epsilons(
     *, eps: float, delta: float, horizon: int, n_steps: int, radius: float, beta: float, L: float
 ) -> np.ndarray:
-    """eps_t = 2 Delta_t / b_t at multiplier 1: Delta_t = r 2(beta D + L)/(t+1) (A.6), b_t of line 8, D =
-    2r."""
+    """eps_t = 2 Delta_t / b_t at multiplier 1: Delta_t = r 2(beta D + L)/(t+1) (A.6), b_t of line 8
+    (D = 2r)."""
     D, t = 2.0 * radius, np.arange(1, n_steps + 1, dtype=float)
     b = 4.0 * D * (beta * D + L) * math.sqrt(math.log(horizon) * math.log(1.0 / delta)) / (eps * np.sqrt(t))
     return 2.0 * radius * 2.0 * (beta * D + L) / (t + 1.0) / b

@@ -147,8 +147,8 @@ def test_dptofw_tree_draws_its_stated_noise(p: float, dim: int) -> None:
 
 # ---------------------------------------------------------------- baselines of 004 Section 5.3
 def test_noisy_sfw_draws_its_stated_noise_and_reports_it() -> None:
-    """Spy on the sampler: sigma_0 = 4 sqrt(2 kappa log(1/delta)) L / (n eps), sigma_t of Bassily et al.
-    (l_2, d=5)."""
+    """Spy on the sampler (l_2 at d = 5): sigma_0 = 4 sqrt(2 kappa log(1/delta)) L / (n eps), and sigma_t
+    of Bassily et al."""
     n, d, eps, delta, beta, L, c = 400, 5, 1.0, 1e-3, 2.0, 1.0, 0.5
     kappa, D, eta = (
         d ** (1 - 2 / 3),
@@ -219,9 +219,9 @@ def test_noisy_sgd_draws_its_stated_noise_and_reports_it() -> None:
 
 
 def test_local_md_draws_its_stated_noise() -> None:
-    """p = 2, zero data: phase 1 is a random walk u_j = u_{j-1} - eta_1 sigma_1 xi_j (no clipping at these
-    sizes),
-    whose average (the phase output) has variance (eta_1 sigma_1)^2 (T+1)(2T+1)/(6T) per coordinate."""
+    """p = 2, zero data: phase 1 is a random walk u_j = u_{j-1} - eta_1 sigma_1 xi_j (no clipping at
+    these sizes), whose average (the phase output) has variance (eta_1 sigma_1)^2 (T+1)(2T+1)/(6T) per
+    coordinate."""
     d, n, eps, delta, L, c = 40, 500, 100.0, 1e-3, 1.0, 1.0
     eta = (
         c

@@ -1,6 +1,6 @@
 """Calibration inputs of the privacy core pinned to their formulas (reference values from
-tests/privacy_reference.py,
-never from dpbandit's own helpers), and the drawn noise of the samplers against halved and doubled scales."""
+tests/privacy_reference.py, never from dpbandit's own helpers), and the drawn noise of the samplers against
+halved and doubled scales."""
 
 from __future__ import annotations
 
@@ -27,8 +27,7 @@ def test_gaussian_sigma_is_the_exact_gaussian_mechanism(eps, delta, sens, count)
 
 
 def test_gaussian_sigma_composes_as_square_root_of_count() -> None:
-    """count Gaussians of std sigma = one Gaussian of std sigma / sqrt(count): the std scales as
-    sqrt(count)."""
+    """count Gaussians of std sigma are one of std sigma / sqrt(count): the std scales as sqrt(count)."""
     one = P.gaussian_sigma(1.0, 1e-5, 1.5, accountant="rdp")
     for count in (2, 9, 400):
         assert P.gaussian_sigma(1.0, 1e-5, 1.5, count, accountant="rdp") == pytest.approx(
@@ -88,8 +87,7 @@ def test_pure_dp_selection_is_randomized_response_under_replace_one() -> None:
 
 
 def test_rnm_epsilon_is_twice_the_monotone_one() -> None:
-    """Report-noisy-max with Lap(b) on scores of sensitivity Delta: 2 Delta / b (generic), Delta / b
-    (monotone)."""
+    """Report-noisy-max, Lap(b), scores of sensitivity Delta: 2 Delta / b (generic), Delta / b (monotone)."""
     assert P.rnm_epsilon(4.0, 1.5) == pytest.approx(2 * 1.5 / 4.0)
     assert P.rnm_epsilon(4.0, 1.5, monotone=True) == pytest.approx(1.5 / 4.0)
 

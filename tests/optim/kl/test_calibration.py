@@ -1,6 +1,5 @@
-"""KL optimizers (paper 003, corrected accounting): calibration inputs pinned to their formulas (written
-here) and
-the noise each one really draws against its stated scale (halved and doubled noise rejected)."""
+"""KL optimizers (paper 003, corrected accounting): calibration inputs pinned to their formulas (written here)
+and the noise each one really draws against its stated scale (halved and doubled noise rejected)."""
 
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ DELTA = 1e-6
 
 
 class LinearObjective:
-    """n equal samples of f(w) = <a, w> with ||a|| = ``norm`` (stored as one weighted row): constant gradient
-    a."""
+    """n equal samples of f(w) = <a, w>, ||a|| = ``norm`` (one weighted row): the gradient is a constant."""
 
     def __init__(self, n: int, dim: int, norm: float) -> None:
         self.n, self.dim, self.weights = n, dim, np.full(1, 1.0)
@@ -92,8 +90,8 @@ def test_prox_calibration_inputs() -> None:
 
 
 def test_prox_draws_its_stated_noise() -> None:
-    """T_in = 2, zero gradients: each round w_2 = c - xi / L~1 and avg = c + (2/3)(w_2 - c), so xi = -1.5 L~1
-    (avg - c)."""
+    """T_in = 2, zero gradients: each round w_2 = c - xi / L~1 and avg = c + (2/3)(w_2 - c), so
+    xi = -1.5 L~1 (avg - c)."""
     n, d, lam = 10_000, 20, 0.01
     sigma = (2.0 / n) * math.sqrt(_prox_rounds(n, d, lam=lam) / 2.0)
     xi = []
@@ -148,8 +146,7 @@ def test_spider_calibration_inputs() -> None:
 
 def test_spider_draws_its_stated_noise(recorded_gaussian) -> None:
     """A linear loss with ||grad|| = L0 > (7/8) Phi_k^(1/kappa) / gamma never stops a round early, so every
-    round k
-    releases its anchor (sigma_anchor) then T_k - 1 differences (sigma_diff[k]), in that order."""
+    round k releases its anchor (sigma_anchor) then T_k - 1 differences (sigma_diff[k]), in that order."""
     n, d = 10**8, 30
     want = _spider_schedule(n=n, d=d, **SPIDER)
     expected = np.concatenate(

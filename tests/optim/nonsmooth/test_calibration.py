@@ -89,8 +89,7 @@ def test_per_sample_bounds_are_the_documented_ones(order: str, m: int) -> None:
 
 
 def test_single_pass_tree_draws_its_stated_noise() -> None:
-    """Zero loss: the releases are pure tree noise; at positions p = 2^k of a period they are one node
-    each."""
+    """Zero loss: the releases are pure tree noise; at positions p = 2^k of a period, one node each."""
     d, period = 50, 8
     sigma = 2 * 1.5 / 4 * ref.tree_multiplier(EPS, DELTA, period)
     nodes = []
@@ -122,8 +121,7 @@ def _multi(loss, n, d, seed=0, **kw) -> MultiPassOracle:
 def _multi_sigmas(n: int, calibration: str) -> tuple[float, float]:
     """k1 = 2 anchors, k2 = 6 increments (T = 8, Sigma = 4); replace-one sensitivities 2 C / n.
 
-    Accountant: split rho proportionally to sqrt(k1) s1 and sqrt((Sigma - 1) k2) s2, scaled to (eps, delta)
-    by RDP.
+    Accountant: split rho in proportion to sqrt(k1) s1 and sqrt((Sigma - 1) k2) s2, scaled to (eps, delta).
     Paper (Thm 4.1, constants 1): sigma_k = s_k sqrt(k log(1/delta)) / eps.
     """
     (k1, k2), (s1, s2) = (2, 6), (2 * 1.5 / n, 2 * 0.4 / n)
@@ -153,8 +151,7 @@ def test_multi_pass_calibration_inputs(calibration: str) -> None:
 
 
 def test_multi_pass_draws_its_stated_noise() -> None:
-    """Zero loss: anchors are N(0, sigma_1^2 I); each increment adds fresh N(0, sigma_2^2 I) to the noisy
-    sum."""
+    """Zero loss: anchors are N(0, sigma_1^2 I); each increment adds fresh N(0, sigma_2^2 I) to the sum."""
     n, d = 30, 40
     sigma1, sigma2 = _multi_sigmas(n, "accountant")
     anchors, increments = [], []
@@ -169,8 +166,7 @@ def test_multi_pass_draws_its_stated_noise() -> None:
 
 
 def test_dpsgd_calibration_and_drawn_noise() -> None:
-    """One Gaussian mechanism of sensitivity 2 C / B (disjoint batches); on zero data x_{t+1} = x_t - eta
-    xi_t."""
+    """One Gaussian mechanism of sensitivity 2 C / B (disjoint batches); zero data: x_{t+1} = x_t - eta xi."""
     n, d, steps, C = 400, 100, 40, 0.5
     B = n // steps
     sigma = ref.exact_gaussian_sigma(EPS, DELTA, 2 * C / B)

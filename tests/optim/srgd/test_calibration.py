@@ -1,6 +1,6 @@
 """Accelerated-DP-SRGD, DP-MEMF, DP-SRG-MEMF: calibration inputs pinned to their formulas (written here) and
-the
-noise each optimizer really draws, read back from a run on zero data, against halved and doubled scales."""
+the noise each optimizer really draws, read back from a run on zero data, against halved and doubled
+scales."""
 
 from __future__ import annotations
 
