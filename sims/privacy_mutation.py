@@ -132,13 +132,15 @@ def run_mutant(copy: Path, mutant: Mutant, workers: int) -> Outcome:
 
 
 def _functions(killers: list[str]) -> str:
-    """Killing tests grouped by test function (parametrizations counted)."""
-    counts: dict[str, int] = {}
+    """Killing tests by test function: each node id if a function has at most two, else the count."""
+    groups: dict[str, list[str]] = {}
     for k in killers:
-        counts[k.split("[")[0]] = counts.get(k.split("[")[0], 0) + 1
-    return "<br>".join(
-        f"`{f.removeprefix('tests/')}`" + (f" (x{c})" if c > 1 else "") for f, c in counts.items()
-    )
+        groups.setdefault(k.split("[")[0], []).append(k)
+    cells = []
+    for function, ids in groups.items():
+        shown = ids if len(ids) <= 2 else [f"{function} (x{len(ids)})"]
+        cells += [f"`{n.removeprefix('tests/')}`" for n in shown]
+    return "<br>".join(cells)
 
 
 def write_report(outcomes: list[Outcome], path: Path, command: str, seconds: float, baseline: float) -> None:
