@@ -95,7 +95,7 @@ def plot(df: pd.DataFrame, path: Path) -> None:
     ax.set_xlabel("epsilon at the case's delta")
     ax.set_title("Privacy audit: red marker beyond the black bar = claim violated")
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.3 / len(names)), ncol=2, fontsize=8)
+    ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
