@@ -19,6 +19,8 @@ AGENTS: dict[str, str] = {
     "oful": "dpbandit.agents.linear:OFUL",
     "dphdb": "dpbandit.agents.dphdb:DPHDB",
     "dpucb": "dpbandit.agents.dpucb:DPUCB",
+    "batched-screening": "dpbandit.agents.batched.screening:BatchedScreening",
+    "batched-screening-perarm": "dpbandit.agents.batched.screening:BatchedScreeningPerArm",
 }
 
 
