@@ -21,6 +21,8 @@ AGENTS: dict[str, str] = {
     "dpucb": "dpbandit.agents.dpucb:DPUCB",
     "batched-screening": "dpbandit.agents.batched.screening:BatchedScreening",
     "batched-screening-perarm": "dpbandit.agents.batched.screening:BatchedScreeningPerArm",
+    "batched-ridge": "dpbandit.agents.batched.ridge:BatchedRidge",
+    "batched-ridge-perarm": "dpbandit.agents.batched.ridge:BatchedRidgePerArm",
 }
 
 
