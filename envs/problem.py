@@ -18,6 +18,7 @@ contiguous last axis, no BLAS), so results do not depend on how rounds are batch
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -32,6 +33,10 @@ __all__ = ["CONTEXT_MODELS", "NOISE_MODELS", "GLMProblem"]
 
 CONTEXT_MODELS = ("shared", "per_arm")
 NOISE_MODELS = ("gaussian", "native")
+#: Standard deviation of the Gaussian reward noise when none is given [Fill].
+DEFAULT_NOISE_STD = 0.1
+#: Problems whose :attr:`GLMProblem.round_bytes` exceed this are checked against the free memory.
+MEMORY_CHECK_BYTES = 2**28
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,8 +53,8 @@ class GLMProblem:
         noise: ``"gaussian"`` (``mu + noise_std * N(0, 1)``) or ``"native"`` (the link's own law:
             Bernoulli for logistic, Poisson for exponential). ``None`` [Fill]: native when the
             link has a law, else Gaussian.
-        noise_std: standard deviation of the Gaussian reward noise (finite, >= 0; unused for
-            native noise).
+        noise_std: standard deviation of the Gaussian reward noise (finite, >= 0; ``None``: 0.1
+            [Fill]). Native rewards have no such parameter: giving it with ``noise="native"`` warns.
         contexts: ``"gaussian"`` (i.i.d. N(0, context_std^2) coordinates) or ``"uniform"``
             (i.i.d. U[-context_bound, context_bound]).
         context_std: Gaussian context standard deviation (> 0).
@@ -70,7 +75,7 @@ class GLMProblem:
     link: Link | str = "identity"
     context_model: str = "shared"
     noise: str | None = None
-    noise_std: float = 0.1
+    noise_std: float | None = None
     contexts: str = "gaussian"
     context_std: float = 1.0
     context_bound: float = 1.0
@@ -96,7 +101,18 @@ class GLMProblem:
         if noise == "native" and link.distribution is None:
             raise ValueError(f"noise='native' needs a link with a reward law; link={link.name!r} has none.")
         set_(self, "noise", noise)
-        set_(self, "noise_std", _validate.nonnegative(noise_std=self.noise_std))
+        if self.noise_std is None:
+            set_(self, "noise_std", DEFAULT_NOISE_STD)
+        else:
+            set_(self, "noise_std", _validate.nonnegative(noise_std=self.noise_std))
+            if noise == "native":
+                warnings.warn(
+                    f"noise_std={self.noise_std} is ignored: rewards are drawn from the {link.name} link's "
+                    "own law (noise='native': Bernoulli for logistic, Poisson for exponential); pass "
+                    "noise='gaussian' to use it.",
+                    UserWarning,
+                    stacklevel=3,
+                )
         _validate.one_of(params.CONTEXT_DISTRIBUTIONS, contexts=self.contexts)
         set_(self, "context_std", _validate.positive(context_std=self.context_std))
         set_(self, "context_bound", _validate.positive(context_bound=self.context_bound))
@@ -109,6 +125,8 @@ class GLMProblem:
         set_(self, "theta_radius", _validate.positive(theta_radius=self.theta_radius))
         if self.theta is not None:
             set_(self, "theta", self._check_theta(self.theta))
+        if self.round_bytes > MEMORY_CHECK_BYTES:
+            _validate.fits_in_memory(self.round_bytes, because=f"dim={self.dim} x n_arms={self.n_arms}")
 
     def _check_theta(self, theta: Any) -> np.ndarray:
         theta = np.array(theta, dtype=np.float64)
@@ -131,6 +149,16 @@ class GLMProblem:
         return values
 
     # ------------------------------------------------------------------ shapes and bounds
+    @property
+    def round_bytes(self) -> int:
+        """Approximate float64 bytes of one replicate's parameter plus one round's arrays [Fill].
+
+        The parameter, the observation with the temporaries of its draw (about 3x), the
+        ``K x d`` products of :meth:`expected_rewards` and the ``K``-vectors of means, noise, rewards.
+        """
+        observation, theta = math.prod(self.observation_shape), math.prod(self.theta_shape)
+        return 8 * (theta + 3 * observation + self.n_arms * self.dim + 3 * self.n_arms)
+
     @property
     def observation_shape(self) -> tuple[int, ...]:
         """``(d,)`` for the shared model, ``(K, d)`` for the per-arm model."""

@@ -1,7 +1,9 @@
 """Bandit agents: the :class:`Agent` contract, reference agents and private agents.
 
 ``AGENTS`` maps the short names used by the CLI and sweep configs to ``"module:Class"``;
-:func:`agent_class` imports lazily so that importing the package stays cheap.
+:func:`agent_class` imports lazily so that importing the package stays cheap. Specs with options
+(``"linucb:alpha=0.5"``) are parsed by :mod:`dpbandit.agents.specs`, for the CLI and sweeps alike;
+third-party ``predict`` / ``partial_fit`` bandits plug in through :mod:`dpbandit.agents.sklearn_adapter`.
 """
 
 from __future__ import annotations

@@ -154,9 +154,7 @@ class DPHDB(Agent):
 
     # -- helpers -------------------------------------------------------------------------------
     def _context(self, observation: np.ndarray) -> np.ndarray:
-        x = np.asarray(observation, dtype=float)
-        if x.shape != (self.dim,):
-            raise ValueError(f"Expected observation of shape ({self.dim},), got {x.shape}.")
+        x = _validate.finite_array(observation=observation, shape=(self.dim,))
         if np.max(np.abs(x)) > self.feature_bound * (1.0 + 1e-12):
             raise ValueError(f"Expected ||observation||_inf <= feature_bound={self.feature_bound}.")
         return x

@@ -66,9 +66,7 @@ class LinearUCBAgent(Agent):
 
     def _arm_features(self, observation: np.ndarray) -> np.ndarray:
         """Return the feature row of every arm, shape ``(n_arms, feature_dim)``."""
-        x = np.asarray(observation, dtype=float)
-        if x.shape != (self.dim,):
-            raise ValueError(f"Expected observation of shape ({self.dim},), got {x.shape}.")
+        x = _validate.finite_array(observation=observation, shape=(self.dim,))
         return np.broadcast_to(x, (self.n_arms, self.dim))
 
     def _model_of(self, action: int) -> int:
@@ -220,12 +218,7 @@ class SharedLinUCB(LinUCB):
         return 1, self.dim
 
     def _arm_features(self, observation: np.ndarray) -> np.ndarray:
-        features = np.asarray(observation, dtype=float)
-        if features.shape != (self.n_arms, self.dim):
-            raise ValueError(
-                f"Expected observation of shape ({self.n_arms}, {self.dim}), got {features.shape}."
-            )
-        return features
+        return _validate.finite_array(observation=observation, shape=(self.n_arms, self.dim))
 
 
 class OFUL(SharedLinUCB):

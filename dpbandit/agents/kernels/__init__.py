@@ -1,4 +1,5 @@
-"""Compiled inner loops (numba, ``cache=True``) of the built-in agents' ``play_block`` fast paths.
+"""Compiled inner loops (numba, ``cache=True``, cached in the per-user folder of
+:mod:`dpbandit._numba_cache`, never in the package) of the built-in agents' ``play_block`` fast paths.
 
 Each kernel runs the per-round recursion of one agent over a block of rounds, in place on the
 agent's own state arrays, drawing its privacy noise from the agent's ``numpy.random.Generator``
@@ -12,6 +13,10 @@ gives inf/nan as in NumPy instead of raising (and the division loops can be vect
 """
 
 from __future__ import annotations
+
+from dpbandit import _numba_cache
+
+_numba_cache.install()  # before any kernel module is decorated: cache files go to the user cache dir
 
 #: Status codes returned by the kernels.
 DONE, TIE, WARMUP_END, STEP_LIMIT = 0, 1, 2, 3
