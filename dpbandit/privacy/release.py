@@ -59,6 +59,9 @@ class BlockGaussianRelease:
         epsilon, delta: target guarantee of one release (``delta`` in (0, 1)).
         shares: block name -> share of the budget (positive, summing to 1): block ``b``'s noise std is
             ``z * Delta_b / sqrt(share_b)``.
+        rho: calibrate to ``rho``-zCDP instead (``z = 1 / sqrt(2 rho)``: the Gaussian mechanism with noise
+            multiplier ``z`` is ``1/(2 z^2)``-zCDP, Bun and Steinke 2016), for releases composed with other
+            zCDP mechanisms; ``epsilon, delta`` are then the target the caller derived ``rho`` from.
         noise: ``False`` = debugging switch: no noise (``z = 0``), no guarantee.
 
     Example:
@@ -70,7 +73,15 @@ class BlockGaussianRelease:
         True
     """
 
-    def __init__(self, epsilon: float, delta: float, shares: Mapping[str, float], *, noise: bool = True) -> None:
+    def __init__(
+        self,
+        epsilon: float,
+        delta: float,
+        shares: Mapping[str, float],
+        *,
+        rho: float | None = None,
+        noise: bool = True,
+    ) -> None:
         self.epsilon = v.positive(epsilon=epsilon)
         self.delta = v.probability(delta=delta)
         if not shares:
@@ -80,8 +91,14 @@ class BlockGaussianRelease:
         if abs(total - 1.0) > _SHARE_TOL:
             raise ValueError(f"Expected shares summing to 1, got {total!r} from shares={dict(shares)!r}.")
         self.noise = bool(noise)
+        self.rho = None if rho is None else v.positive(rho=rho)
         #: Noise multiplier z of the stacked release (std / sensitivity); 0 with noise off.
-        self.multiplier = gaussian_multiplier(self.epsilon, self.delta) if self.noise else 0.0
+        if not self.noise:
+            self.multiplier = 0.0
+        elif self.rho is not None:
+            self.multiplier = 1.0 / math.sqrt(2.0 * self.rho)
+        else:
+            self.multiplier = gaussian_multiplier(self.epsilon, self.delta)
 
     def sigma(self, block: str, sensitivity: float) -> float:
         """Noise std of ``block`` when its l2 sensitivity is ``sensitivity``: ``z Delta / sqrt(share)``."""

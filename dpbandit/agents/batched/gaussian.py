@@ -38,7 +38,8 @@ class GaussianBatchedAgent(BatchedAgent):
         epsilon, delta: the (epsilon, delta)-JDP target of the run (``delta`` defaults to ``1/T``).
         aux_share: budget share of the counts and clipping blocks together, in (0, 1).
         context_quantile, reward_quantile, clip_rate: adaptive clipping (``clipping`` module).
-        initial_context_clip: first ``C`` (default ``sqrt(dim)``); ``initial_reward_clip``: first ``B``.
+        initial_context_clip: first ``C`` (default: the norm of a point with unit coordinates, ``sqrt(dim)`` in l2
+            and 1 in l_inf); ``initial_reward_clip``: first ``B``.
         reward_center: fixed centre ``c`` of the rewards (clipped as ``clip(r - c, -B, B)``).
         first_batch, batch_ratio: the batch schedule.
         noise: ``False`` = debugging switch: the same algorithm without noise; ``privacy`` is ``None``.
@@ -46,6 +47,8 @@ class GaussianBatchedAgent(BatchedAgent):
 
     #: Main blocks of the release and their share of ``1 - aux_share`` (subclasses).
     main_blocks: dict[str, float] = {}
+    #: Norm of the context clip: 2 (rows scaled) or inf (coordinates clipped).
+    context_norm: float = 2.0
 
     def __init__(
         self,
@@ -74,20 +77,26 @@ class GaussianBatchedAgent(BatchedAgent):
         self.delta = _validate.probability(delta=1.0 / max(self.horizon or 2, 2) if delta is None else delta)
         aux_share = _validate.probability(aux_share=aux_share)
         self.noise = bool(noise)
-        first_clip = math.sqrt(self.dim) if initial_context_clip is None else initial_context_clip
+        if initial_context_clip is None:  # a point with unit coordinates: its l2 norm, or 1 per coordinate
+            initial_context_clip = math.sqrt(self.dim) if self.context_norm == 2.0 else 1.0
         self.clipping = AdaptiveClipping(
-            context_clip=first_clip,
+            context_clip=initial_context_clip,
             reward_clip=initial_reward_clip,
             context_quantile=context_quantile,
             reward_quantile=reward_quantile,
             rate=clip_rate,
             reward_center=reward_center,
+            context_norm=self.context_norm,
         )
         aux = ("counts", *CLIP_BLOCKS) if self.n_models > 1 else CLIP_BLOCKS
         shares = {name: (1.0 - aux_share) * share for name, share in self.main_blocks.items()}
         shares.update({name: aux_share / len(aux) for name in aux})
-        self.release = BlockGaussianRelease(self.epsilon, self.delta, shares, noise=self.noise)
+        self.release = self._make_release(shares)
         self._reset_batch()
+
+    def _make_release(self, shares: dict[str, float]) -> BlockGaussianRelease:
+        """The Gaussian release over the blocks, PLD-calibrated to (epsilon, delta) (subclasses may compose)."""
+        return BlockGaussianRelease(self.epsilon, self.delta, shares, noise=self.noise)
 
     # -- subclass hooks --------------------------------------------------------------------------
     def _reset_statistics(self) -> None:

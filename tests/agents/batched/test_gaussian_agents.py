@@ -212,12 +212,16 @@ def test_adaptive_clipping_update() -> None:
     assert clip.context_clip == pytest.approx(4.0 * math.exp(-2.0 * 0.25))
     assert clip.reward_clip == pytest.approx(math.exp(2.0 * 0.25))
     clip.update({"context_inside": 500.0, "reward_inside": -80.0}, 100)  # noisy fractions are clamped to [0, 1]
-    assert clip.context_clip == pytest.approx(4.0 * math.exp(-0.5) * math.exp(-1.0))
+    assert clip.context_clip == pytest.approx(4.0 * math.exp(-0.5) * math.exp(-1.0))  # same sign: full rate
+    assert clip.reward_clip == pytest.approx(math.exp(0.5) * math.exp(1.0))
+    clip.update({"context_inside": 0.0, "reward_inside": 100.0}, 100)  # the signs flip: the rates halve
+    assert clip.context_clip == pytest.approx(4.0 * math.exp(-1.5) * math.exp(0.5))
+    assert clip.reward_clip == pytest.approx(math.exp(1.5) * math.exp(-0.5))
     rows, inside = clip.clip_rows(np.array([[3.0, 4.0], [0.0, 0.0]]))
     assert np.linalg.norm(rows[0]) == pytest.approx(clip.context_clip) and inside.tolist() == [False, True]
     rewards, inside = clip.clip_rewards(np.array([-30.0, 0.1]))
     assert rewards.tolist() == [-clip.reward_clip, 0.1] and inside.tolist() == [False, True]
-    for _ in range(40):
+    for _ in range(80):
         clip.update({"context_inside": 0.0, "reward_inside": 100.0}, 100)
     assert clip.reward_clip == pytest.approx(1e-9)  # clamped, never 0
     assert clip.context_clip == pytest.approx(4e9)
