@@ -25,6 +25,8 @@ AGENTS: dict[str, str] = {
     "batched-screening-perarm": "dpbandit.agents.batched.screening:BatchedScreeningPerArm",
     "batched-ridge": "dpbandit.agents.batched.ridge:BatchedRidge",
     "batched-ridge-perarm": "dpbandit.agents.batched.ridge:BatchedRidgePerArm",
+    "batched-peeling": "dpbandit.agents.batched.peeling:BatchedPeeling",
+    "batched-peeling-perarm": "dpbandit.agents.batched.peeling:BatchedPeelingPerArm",
 }
 
 

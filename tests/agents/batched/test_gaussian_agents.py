@@ -9,39 +9,14 @@ import math
 import dp_accounting
 import numpy as np
 import pytest
-from scipy import stats
 
-import envs  # noqa: F401  (registers the ids)
+from batched_helpers import Recorder, assert_scale, rounds, statistics
 from dpbandit.agents.batched.base import BatchSchedule
 from dpbandit.agents.batched.clipping import AdaptiveClipping
 from dpbandit.agents.batched.ridge import BatchedRidge, BatchedRidgePerArm
 from dpbandit.agents.batched.screening import BatchedScreening, BatchedScreeningPerArm
 from dpbandit.harness import run
 from dpbandit.privacy import accounting
-
-
-def _rounds(env_id: str, T: int, seed: int = 3, **kwargs):
-    import gymnasium
-
-    env = gymnasium.make(env_id, horizon=T, disable_env_checker=True, **kwargs)
-    env.reset(seed=seed)
-    return env.unwrapped.draw_rounds(T)
-
-
-class Recorder:
-    """Wraps an agent's release to record every (values, sensitivities, noisy output) and the clips used."""
-
-    def __init__(self, agent: BatchedScreening) -> None:
-        self.agent, self.calls = agent, []
-        inner = agent.release.release
-
-        def release(rng, values, sensitivities):
-            out = inner(rng, values, sensitivities)
-            clips = (agent.clipping.context_clip, agent.clipping.reward_clip)
-            self.calls.append(({k: np.array(v, float) for k, v in values.items()}, dict(sensitivities), out, clips))
-            return out
-
-        agent.release.release = release
 
 
 MAIN = {  # main blocks: (share of 1 - aux_share, sensitivity from the clips C and B), derived in the docstrings
@@ -55,13 +30,13 @@ def test_drawn_noise_matches_the_reported_privacy(cls) -> None:
     """Noise actually added per main block has std z * Delta_b / sqrt(share_b), with Delta_b derived here from the
     clips; the epsilon recomputed from the drawn noise equals the reported one; halved and doubled noise are
     rejected."""
-    rounds = _rounds("dpbandit/HDBSection54-v0", 4_000)
+    block = rounds("dpbandit/HDBSection54-v0", 4_000)
     agent = cls(2, 50, rng=np.random.default_rng(5), horizon=4_000, epsilon=1.0, first_batch=16)
     rec = Recorder(agent)
-    agent.play_block(rounds.observations, rounds.rewards)
+    agent.play_block(block.observations, block.rewards)
     assert len(rec.calls) == 7  # batches 16, 32, ..., 1024 end before round 4000 (sum 2032); the next needs 2048
     standardised = {name: [] for name in MAIN[cls]}
-    for values, sens, out, (C, B) in rec.calls:
+    for values, sens, out, (C, B), _ in rec.calls:
         for name, (share, delta) in MAIN[cls].items():
             assert sens[name] == pytest.approx(delta(C, B))
             noise = np.ravel(out[name] - values[name])
@@ -70,19 +45,12 @@ def test_drawn_noise_matches_the_reported_privacy(cls) -> None:
     for name, pieces in standardised.items():
         unit = np.concatenate(pieces)  # N(0, z^2) if the calibration is right
         assert math.sqrt(float(np.mean(unit**2))) == pytest.approx(z_reported, rel=0.1), name
-        _assert_scale(unit, z_reported, name)
+        assert_scale(unit, z_reported, name)
         z_hat = math.sqrt(float(np.mean(unit**2)))
         eps_hat = accounting.epsilon_for(dp_accounting.GaussianDpEvent(z_hat), agent.delta, "pld")
         assert eps_hat == pytest.approx(agent.privacy.epsilon, rel=0.15)
     assert agent.privacy.epsilon == pytest.approx(1.0, abs=1e-3)
     assert agent.privacy.claimed_epsilon == 1.0 and agent.privacy.claimed_delta == 1 / 4_000
-
-
-def _assert_scale(unit: np.ndarray, z: float, name: str) -> None:
-    """Chi-square test of N(0, z^2) draws: accepted at z, rejected at z/2 and 2z."""
-    for factor, should_pass in ((1.0, True), (0.5, False), (2.0, False)):
-        p = stats.chi2.sf(float(np.sum(unit**2)) / (factor * z) ** 2, unit.size)
-        assert bool(2 * min(p, 1 - p) > 1e-3) is should_pass, (name, factor)
 
 
 @pytest.mark.parametrize("cls", [BatchedScreening, BatchedRidge])
@@ -97,19 +65,12 @@ def test_scalar_blocks_drawn_noise(cls) -> None:
         agent = cls(2, 4, rng=np.random.default_rng(i), horizon=100, first_batch=8)
         rec = Recorder(agent)
         agent.play_block(rng.normal(size=(8, 4)), rng.normal(size=(8, 2)))
-        (values, _, out, _), = rec.calls
+        (values, _, out, _, _), = rec.calls
         z = agent.release.multiplier
         for name in unit:
             unit[name].append(np.ravel(out[name] - values[name]) * math.sqrt(share) / sens[name])
     for name, pieces in unit.items():
-        _assert_scale(np.concatenate(pieces), z, name)
-
-
-def _statistics(agent, rows, models, rewards) -> dict[str, np.ndarray]:
-    agent._reset_batch()
-    agent._observe(np.asarray(rows, float), np.asarray(models), np.asarray(rewards, float))
-    return {**agent._statistics(), "counts": agent._counts.copy(),
-            "context_inside": np.array(agent._context_inside), "reward_inside": np.array(agent._reward_inside)}
+        assert_scale(np.concatenate(pieces), z, name)
 
 
 @pytest.mark.parametrize("cls", [BatchedScreening, BatchedScreeningPerArm, BatchedRidge, BatchedRidgePerArm])
@@ -133,7 +94,7 @@ def test_sensitivities_hold_and_are_attained(cls) -> None:
     rows[0] = 0.0
     rows[0, 0] = 10.0  # an extreme record: norm above C (on one axis), reward above B
     rewards[0] = 3.0
-    base = _statistics(agent, rows, models, rewards)
+    base = statistics(agent, rows, models, rewards)
     candidates = [rng.normal(scale=s, size=d) for s in (0.1, 1.0, 10.0) for _ in range(30)]
     candidates += [rows[0], -rows[0], np.eye(d)[1] * 10.0]
     worst = {k: 0.0 for k in stated}
@@ -142,7 +103,7 @@ def test_sensitivities_hold_and_are_attained(cls) -> None:
             for r in (-5.0, -0.1, 0.0, 0.2, 5.0):
                 rows2, models2, rewards2 = rows.copy(), models.copy(), rewards.copy()
                 rows2[0], models2[0], rewards2[0] = x, model, r
-                other = _statistics(agent, rows2, models2, rewards2)
+                other = statistics(agent, rows2, models2, rewards2)
                 for k in stated:
                     worst[k] = max(worst[k], float(np.linalg.norm(other[k] - base[k])))
     assert set(agent.sensitivities()) == set(stated)
@@ -155,11 +116,11 @@ def test_sensitivities_hold_and_are_attained(cls) -> None:
 def test_every_user_is_released_exactly_once() -> None:
     """With noise off the released counts of each batch add up to its size, and the batches to the horizon."""
     T = 3_000
-    rounds = _rounds("dpbandit/HDBSection54-v0", T)
+    block = rounds("dpbandit/HDBSection54-v0", T)
     agent = BatchedScreening(2, 50, rng=np.random.default_rng(5), horizon=T, noise=False, first_batch=10,
                              batch_ratio=1.5)
     rec = Recorder(agent)
-    agent.play_block(rounds.observations, rounds.rewards)
+    agent.play_block(block.observations, block.rewards)
     schedule = BatchSchedule(10, 1.5)
     sizes, total, l = [], 0, 0
     while total + schedule.size(l) <= T:
@@ -177,17 +138,17 @@ def test_every_user_is_released_exactly_once() -> None:
                                              (BatchedRidgePerArm, "dpbandit/PerArmLinearBandit-v0")])
 def test_act_update_equals_play_block(cls, env_id: str) -> None:
     T = 1_500
-    rounds = _rounds(env_id, T)
-    K, d = rounds.rewards.shape[1], rounds.observations.shape[-1]
+    block = rounds(env_id, T)
+    K, d = block.rewards.shape[1], block.observations.shape[-1]
     a = cls(K, d, rng=np.random.default_rng(9), horizon=T, first_batch=8)
     b = cls(K, d, rng=np.random.default_rng(9), horizon=T, first_batch=8)
     stepped = []
-    for obs, rew in zip(rounds.observations, rounds.rewards):
+    for obs, rew in zip(block.observations, block.rewards):
         action = a.act(obs)
         a.update(obs, action, float(rew[action]))
         stepped.append(action)
-    blocked = np.concatenate([b.play_block(rounds.observations[:700], rounds.rewards[:700]),
-                              b.play_block(rounds.observations[700:], rounds.rewards[700:])])
+    blocked = np.concatenate([b.play_block(block.observations[:700], block.rewards[:700]),
+                              b.play_block(block.observations[700:], block.rewards[700:])])
     np.testing.assert_array_equal(stepped, blocked)
     np.testing.assert_array_equal(a.theta, b.theta)
     assert a.theta.any()  # it fitted something
@@ -275,9 +236,9 @@ def test_ridge_shift_keeps_the_noisy_gram_positive_definite_and_learns() -> None
     final = df[df.step == 8_000].groupby("agent")["cumulative_regret"].mean()
     assert final["ridge"] < 0.6 * final["random"] and final["ucb"] < 0.6 * final["random"]
     assert final["noise off"] < 5 * final["linucb"]
-    rounds = _rounds("dpbandit/LinearBandit-v0", 8_000)
+    block = rounds("dpbandit/LinearBandit-v0", 8_000)
     agent = BatchedRidge(5, 10, rng=np.random.default_rng(0), horizon=8_000, epsilon=1.0)
-    agent.play_block(rounds.observations, rounds.rewards)
+    agent.play_block(block.observations, block.rewards)
     assert agent.shift_doublings == 0
     for factor in agent._factors:  # Cholesky factors exist: G~ + lambda I is positive definite
         assert np.all(np.diag(factor) > 0)
