@@ -21,6 +21,8 @@ AGENTS: dict[str, str] = {
     "dpucb": "dpbandit.agents.dpucb:DPUCB",
     "batched-screening": "dpbandit.agents.batched.screening:BatchedScreening",
     "batched-screening-perarm": "dpbandit.agents.batched.screening:BatchedScreeningPerArm",
+    "fliphat": "dpbandit.agents.batched.fliphat:FLIPHAT",
+    "fliphat-disjoint": "dpbandit.agents.batched.fliphat:FLIPHATDisjoint",
 }
 
 
