@@ -13,6 +13,7 @@ from dpbandit.agents.base import Agent
 
 AGENTS: dict[str, str] = {
     "random": "dpbandit.agents.uniform:RandomAgent",
+    "random-perarm": "dpbandit.agents.uniform:RandomPerArmAgent",
     "linucb": "dpbandit.agents.linear:LinUCB",
     "greedy": "dpbandit.agents.linear:GreedyLeastSquares",
     "shared-linucb": "dpbandit.agents.linear:SharedLinUCB",

@@ -277,3 +277,9 @@ def test_validation_names_the_parameter(kwargs: dict, exc: type, name: str) -> N
 def test_missing_horizon_and_delta_is_an_error() -> None:
     with pytest.raises(ValueError, match="horizon"):
         FLIPHAT(2, 8, rng=np.random.default_rng(0))
+
+
+def test_random_perarm_reference_runs_on_per_arm_envs() -> None:
+    df = run("dpbandit/PerArmLinearBandit-v0", {"random-perarm": agent_class("random-perarm")}, n_seeds=1,
+             horizon=50, progress=False)
+    assert df["cumulative_regret"].iloc[-1] > 0
