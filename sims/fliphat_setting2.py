@@ -41,8 +41,12 @@ EPSILONS = (0.5, 1.0, 2.0, 5.0)
 DELTA = 0.01
 ENV_ID = "dpbandit/GLMBandit-v0"
 #: Mean cumulative regret at T = 10,000 of the authors' FLIPHAT (their simulations/*.npy; notes section 5).
-PAPER = {400: {0.5: 9944, 1.0: 5491, 2.0: 2851, 5.0: 1253}, 4000: {0.5: 13243, 1.0: 10061, 2.0: 5217, 5.0: 2191}}
-OURS, PAPER_CAL, LEAD = "FLIPHAT (ours, tight)", "FLIPHAT (ours, paper calibration)", "batched-screening-perarm"
+PAPER = {
+    400: {0.5: 9944, 1.0: 5491, 2.0: 2851, 5.0: 1253},
+    4000: {0.5: 13243, 1.0: 10061, 2.0: 5217, 5.0: 2191},
+}
+OURS, PAPER_CAL = "FLIPHAT (ours, tight)", "FLIPHAT (ours, paper calibration)"
+LEAD = "batched-screening-perarm"
 NOISE_OFF, RANDOM = "FLIPHAT noise off (not private)", "random"
 
 
@@ -88,7 +92,7 @@ def episode_diagnosis(dim: int, seeds: int, horizon: int, root_seed: int) -> pd.
     estimate's overlap with supp(beta*) = {0..4} and cosine with beta*, averaged over seeds."""
     out = []
     for eps in EPSILONS:
-        for label, name, options in ((OURS, "fliphat", {"sparsity": 10}), (LEAD, "batched-screening-perarm", {})):
+        for label, name, options in ((OURS, "fliphat", {"sparsity": 10}), (LEAD, LEAD, {})):
             for seed in range(seeds):
                 sequence = seeding.seed_sequence(root_seed, seed)
                 env = make_env(ENV_ID, horizon, env_kwargs(dim))
@@ -104,14 +108,14 @@ def episode_diagnosis(dim: int, seeds: int, horizon: int, root_seed: int) -> pd.
                     played = agent.play_block(rounds.observations[start:stop], rounds.rewards[start:stop])
                     mu = rounds.expected_rewards[start:stop]
                     theta = agent.theta[0]
-                    norm = np.linalg.norm(theta)
+                    cosine = theta @ beta / max(np.linalg.norm(theta) * np.linalg.norm(beta), 1e-300)
                     out.append({
                         "dim": dim, "epsilon": eps, "agent": label, "seed": seed, "batch_start": start,
                         "batch_size": stop - start,
-                        "regret_per_round": float(np.mean(mu.max(axis=1) - mu[np.arange(stop - start), played])),
+                        "regret_per_round": float(np.mean(mu.max(axis=1) - mu[np.arange(len(mu)), played])),
                         "support_hits_after": int(np.count_nonzero(theta[:5])),
                         "support_size_after": int(np.count_nonzero(theta)),
-                        "cosine_after": float(theta @ beta / (norm * np.linalg.norm(beta))) if norm > 0 else 0.0,
+                        "cosine_after": float(cosine),
                     })
                     start = stop
     df = pd.DataFrame(out)
@@ -126,9 +130,11 @@ def plot(result: pd.DataFrame, path) -> None:
         part = result[result["dim"] == dim]
         for name, group in part.dropna(subset=["target_epsilon"]).groupby("agent", sort=False):
             ax.errorbar(group["target_epsilon"], group["final_regret_mean"],
-                        yerr=[group["final_regret_mean"] - group["ci95_low"], group["ci95_high"] - group["final_regret_mean"]],
+                        yerr=[group["final_regret_mean"] - group["ci95_low"],
+                              group["ci95_high"] - group["final_regret_mean"]],
                         marker="o", capsize=3, label=name)
-        ax.plot(list(PAPER[dim]), list(PAPER[dim].values()), "k*--", markersize=10, label="paper's FLIPHAT (mean of 50)")
+        ax.plot(list(PAPER[dim]), list(PAPER[dim].values()), "k*--", markersize=10,
+                label="paper's FLIPHAT (mean of 50)")
         for (_, row), style in zip(part[part["target_epsilon"].isna()].iterrows(), (":", "-.")):
             ax.axhline(row["final_regret_mean"], color="grey", linestyle=style, label=row["agent"])
         ax.set_xscale("log")
@@ -169,7 +175,8 @@ def main() -> None:
     print(result[cols].to_string(index=False))
 
 
-def write_markdown(result: pd.DataFrame, diagnosis: pd.DataFrame | None, path, command: str, where: str) -> None:
+def write_markdown(result: pd.DataFrame, diagnosis: pd.DataFrame | None, path: Path, command: str,
+                   where: str) -> None:
     private = result.dropna(subset=["target_epsilon"])
     wide = private.pivot_table(index=["dim", "target_epsilon"], columns="agent", values="final_regret_mean")
     wide["paper FLIPHAT"] = [PAPER[d][e] for d, e in wide.index]
@@ -179,18 +186,18 @@ def write_markdown(result: pd.DataFrame, diagnosis: pd.DataFrame | None, path, c
     with open(path, "w") as fh:
         fh.write("# FLIPHAT Setting 2: our FLIPHAT and the batched screening agent beside the paper\n\n")
         fh.write(f"Command: `{command}` ({where})\n\n")
-        fh.write(f"Mean cumulative regret at T = {int(result['horizon'].max()):,} (`epsilon` = accountant's at "
-                 "delta = 0.01; `claimed_epsilon` = the target; the paper's means are at T = 10,000):\n\n")
+        fh.write(f"Mean cumulative regret at T = {int(result['horizon'].max()):,} (`epsilon` = accountant's "
+                 "at delta = 0.01; `claimed_epsilon` = the target; the paper's means are at T = 10,000):\n\n")
         fh.write(markdown(result.drop(columns=["horizon"], errors="ignore")[
             ["dim", "agent", "target_epsilon", "seeds", "final_regret_mean", "ci95_low", "ci95_high",
              "paper_fliphat", "epsilon", "claimed_epsilon"]]) + "\n\n")
         fh.write("Side by side (means):\n\n" + markdown(wide.reset_index()) + "\n\n")
-        fh.write("The paper calibration's accountant epsilon (target -> dp_accounting PLD at delta = 0.01):\n\n")
+        fh.write("The paper calibration's accountant epsilon (target -> PLD epsilon at delta = 0.01):\n\n")
         fh.write(markdown(paper_cal) + "\n\n")
         if diagnosis is not None:
-            fh.write("Per-episode diagnosis (d = 400, direct runs, mean over seeds): regret per round in each "
-                     "batch and the estimate after it (non-zeros on supp(beta*) out of 5, support size, cosine "
-                     "with beta*):\n\n" + markdown(diagnosis) + "\n")
+            fh.write("Per-episode diagnosis (d = 400, direct runs, mean over seeds): regret per round in "
+                     "each batch and the estimate after it (non-zeros on supp(beta*) out of 5, support size, "
+                     "cosine with beta*):\n\n" + markdown(diagnosis) + "\n")
 
 
 if __name__ == "__main__":

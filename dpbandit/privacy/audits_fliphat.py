@@ -4,8 +4,8 @@ Cases:
 
 * ``fliphat-peeling/calibrated``: one N-IHT iteration of :class:`dpbandit.agents.batched.fliphat.FLIPHAT`
   with ``s = 1`` on ``d = 2`` coordinates, i.e. :func:`dpbandit.privacy.peeling.peel` at the Laplace scale
-  ``b = z lam`` with the agent's tight multiplier ``z`` for (epsilon = 1, delta = 1e-5). Neighbouring pair (the
-  worst case for non-monotone scores): ``v = (0, lam)`` vs ``v' = (lam, 0)``; every coordinate moves by
+  ``b = z lam`` with the agent's tight multiplier ``z`` for (epsilon = 1, delta = 1e-5). Neighbouring pair
+  (the worst case for non-monotone scores): ``v = (0, lam)`` vs ``v' = (lam, 0)``; every coordinate moves by
   ``lam``, one score up and one down, and the released value of either coordinate by ``lam``. Output: the
   selected index ``j`` and its noisy value ``u``; statistic: the exact log-likelihood ratio
   ``log P_v(j) / P_v'(j) + (|u - v'_j| - |u - v_j|) / b`` (optimal for the pair).

@@ -158,7 +158,7 @@ def _epsilon(multiplier: float, rounds: int, delta: float, cases: tuple[tuple[in
 def peeling_epsilon(
     multiplier: float, rounds: int, delta: float, cases: Sequence[tuple[int, float]] = SINGLE
 ) -> float:
-    """Epsilon at ``delta`` of ``rounds`` peeling rounds at multiplier ``z``: the largest over the ``cases``."""
+    """Epsilon at ``delta`` of ``rounds`` peeling rounds at multiplier ``z``: the largest over ``cases``."""
     z = v.positive(multiplier=multiplier)
     rounds = v.integer(rounds=rounds, minimum=1)
     delta = v.probability(delta=delta)
@@ -186,7 +186,7 @@ def _tight(epsilon: float, delta: float, rounds: int, cases: tuple[tuple[int, fl
 def tight_multiplier(
     epsilon: float, delta: float, rounds: int, cases: Sequence[tuple[int, float]] = SINGLE
 ) -> float:
-    """Smallest multiplier ``z`` (relative tolerance 1e-3, from above) with PLD epsilon ``<= epsilon`` at ``delta``.
+    """Smallest ``z`` (relative tolerance 1e-3, from above) with PLD epsilon ``<= epsilon`` at ``delta``.
 
     Memoised: a bisection takes about a second and an agent needs one per distinct round count.
     """
@@ -197,7 +197,7 @@ def tight_multiplier(
 
 
 def paper_multiplier(epsilon: float, delta: float, sparsity: int, iterations: int) -> float:
-    """FLIPHAT's calibration: ``z = 2 sqrt(3 s log(M / delta)) M / epsilon`` (peel at ``(eps/M, delta/M)``)."""
+    """FLIPHAT's calibration ``z = 2 sqrt(3 s log(M / delta)) M / epsilon`` (peel at ``(eps/M, delta/M)``)."""
     epsilon = v.positive(epsilon=epsilon)
     delta = v.probability(delta=delta)
     s = v.integer(sparsity=sparsity, minimum=1)

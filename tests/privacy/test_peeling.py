@@ -149,7 +149,8 @@ def test_tight_multiplier_meets_the_target_and_is_tight(epsilon: float, delta: f
 def test_paper_multiplier_formula() -> None:
     # z = 2 sqrt(3 s log(M / delta)) M / epsilon, typed from the peeling lemma at (eps/M, delta/M)
     assert peeling.paper_multiplier(1.0, 0.01, 10, 1) == pytest.approx(2 * math.sqrt(30 * math.log(100)))
-    assert peeling.paper_multiplier(2.0, 0.01, 10, 3) == pytest.approx(2 * math.sqrt(30 * math.log(300)) * 3 / 2)
+    expected = 2 * math.sqrt(30 * math.log(300)) * 3 / 2
+    assert peeling.paper_multiplier(2.0, 0.01, 10, 3) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(

@@ -112,7 +112,7 @@ class EpisodeData:
         self.count += len(rewards)
 
     def gradients(self, theta: np.ndarray, n: int) -> np.ndarray:
-        """``(1/n) sum_{i of model k} x_i (<x_i, theta_k> - y_i)`` for every model, shape ``(n_models, dim)``."""
+        """``(1/n) sum_{i of model k} x_i (<x_i, theta_k> - y_i)`` per model, shape ``(n_models, dim)``."""
         if self.gram:
             return (np.einsum("kij,kj->ki", self._xx, theta) - self._xy) / n
         X, m = self._rows[: self.count], self._models[: self.count]
@@ -173,7 +173,8 @@ class FLIPHAT(BatchedAgent):
         batch_ratio: float = 2.0,
         noise: bool = True,
     ) -> None:
-        super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch, batch_ratio=batch_ratio)
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch,
+                         batch_ratio=batch_ratio)
         if delta is None and self.horizon is None:
             raise ValueError(f"{type(self).__name__} needs horizon=T or an explicit delta.")
         self.epsilon = _validate.positive(epsilon=epsilon)
@@ -260,27 +261,27 @@ class FLIPHAT(BatchedAgent):
         from dpbandit.privacy.guarantee import PrivacyGuarantee
 
         counts = sorted(self._episode_iterations())
-        eps = max(
-            peeling.peeling_epsilon(self.multiplier(M), self.sparsity * M, self.delta, self.cases) for M in counts
-        )
+        eps = max(peeling.peeling_epsilon(self.multiplier(M), self.sparsity * M, self.delta, self.cases)
+                  for M in counts)
         multipliers = ", ".join(f"M={M}: z={self.multiplier(M):.4g}" for M in counts)
         formula = (
             "tight: smallest z with PLD epsilon <= target" if self.calibration == "tight"
             else "paper: z = 2 sqrt(3 s log(M/delta)) M / epsilon (peeling lemma, basic composition over M)"
         )
         return PrivacyGuarantee(
-            mechanism=f"{type(self).__name__}: N-IHT with private peeling, s={self.sparsity}, one episode per user",
+            mechanism=f"{type(self).__name__}: N-IHT with private peeling, s={self.sparsity}, "
+            "one episode per user",
             claimed_epsilon=self.epsilon,
             claimed_delta=self.delta,
             epsilon=eps,
             relation="JDP (billboard lemma); replace-one user record; episodes compose in parallel; "
             f"neighbour cases {self.cases} (count, shift of lam)",
             accountant="pld (dp_accounting PLD objects: randomized response REPLACE_ONE (x) Laplace)",
-            calibration=f"{formula}; Laplace scale b = z lam_m, lam_m = 2 eta x_max (x_max ||theta_m||_1 + R)/n; "
-            f"{multipliers}",
+            calibration=f"{formula}; Laplace scale b = z lam_m, "
+            f"lam_m = 2 eta x_max (x_max ||theta_m||_1 + R)/n; {multipliers}",
             notes=f"x_max={self.context_bound:.4g} (contexts clipped), R={self.reward_clip:.4g}, "
-            f"C={self.l1_radius:.4g}, eta={self.step_size:.4g}, M_l = max(1, floor({self.iteration_scale:.4g} "
-            "log(1 + n_l)))",
+            f"C={self.l1_radius:.4g}, eta={self.step_size:.4g}, "
+            f"M_l = max(1, floor({self.iteration_scale:.4g} log(1 + n_l)))",
         )
 
     @property
