@@ -5,7 +5,8 @@ with per-arm Gaussian contexts N(0, Sigma), Sigma_ij = 0.1^|i-j|; beta* supporte
 coordinates with U(0.5, 1) magnitudes and random signs, one draw shared by every seed (``theta_seed``);
 N(0, 0.1^2) reward noise; T = 10,000; d in {400, 4000}; epsilon in {0.5, 1, 2, 5}; delta = 0.01; s = 10.
 
-Agents: our FLIPHAT (``fliphat``, defaults but s = 10, tight and paper calibration), the lead's batched
+Agents: our FLIPHAT (``fliphat``, defaults but s = 10: tight and paper calibration, and tight with adaptive
+clipping), the lead's batched
 screening agent (``batched-screening-perarm``, defaults), and the references FLIPHAT with noise off (not
 private) and uniformly random play. Every private agent gets delta = 0.01 and reports its accountant epsilon.
 
@@ -46,6 +47,7 @@ PAPER = {
     4000: {0.5: 13243, 1.0: 10061, 2.0: 5217, 5.0: 2191},
 }
 OURS, PAPER_CAL = "FLIPHAT (ours, tight)", "FLIPHAT (ours, paper calibration)"
+ADAPTIVE = "FLIPHAT (ours, tight, adaptive clipping)"
 LEAD = "batched-screening-perarm"
 NOISE_OFF, RANDOM = "FLIPHAT noise off (not private)", "random"
 
@@ -64,6 +66,7 @@ def agents() -> list[dict]:
     return [
         {"agent": "fliphat", "label": OURS, "sparsity": 10},
         {"agent": "fliphat", "label": PAPER_CAL, "sparsity": 10, "calibration": "paper"},
+        {"agent": "fliphat", "label": ADAPTIVE, "sparsity": 10, "adaptive_clipping": True},
         {"agent": "batched-screening-perarm", "label": LEAD},
         {"agent": "fliphat", "label": NOISE_OFF, "sparsity": 10, "noise": False, "epsilon": 1.0},
         {"agent": "random-perarm", "label": RANDOM},

@@ -31,6 +31,10 @@ at most ``lam / 2``). A case ``(count, shift)`` says that ``count`` peelings eac
 ``shift * lam`` (round epsilon ``2 shift / z``, Laplace multiplier ``z / shift``); :func:`peeling_epsilon`
 returns the largest epsilon over the cases.
 
+Extra Laplace releases (``counts``): multipliers of further Laplace mechanisms of sensitivity 1 released
+once per neighbour case (e.g. FLIPHAT's adaptive-clipping counts, which pool all models); they are composed
+into every case's PLD.
+
 Calibrations of ``z`` for a target ``(epsilon, delta)`` and ``R`` rounds:
 
 * ``"tight"`` (:func:`tight_multiplier`): the smallest ``z`` (to a relative ``1e-3``) whose PLD epsilon is
@@ -127,11 +131,14 @@ def _cases(cases: Sequence[tuple[int, float]]) -> tuple[tuple[int, float], ...]:
     return tuple(out)
 
 
-def peeling_pld(multiplier: float, rounds: int, shift: float = 1.0) -> pld.PrivacyLossDistribution:
+def peeling_pld(
+    multiplier: float, rounds: int, shift: float = 1.0, counts: Sequence[float] = ()
+) -> pld.PrivacyLossDistribution:
     """PLD of ``rounds`` peeling rounds (one noisy max + one noisy value each) at ``z = multiplier``.
 
     Each score and value moves by ``shift * lam``: ``RR`` with epsilon ``2 shift / z`` (REPLACE_ONE) and
-    ``Lap`` with multiplier ``z / shift``, each self-composed ``rounds`` times, then composed.
+    ``Lap`` with multiplier ``z / shift``, each self-composed ``rounds`` times, then composed, and composed
+    with one Laplace mechanism of multiplier ``c`` (sensitivity 1) for each ``c`` in ``counts``.
     """
     z = v.positive(multiplier=multiplier)
     rounds = v.integer(rounds=rounds, minimum=1)
@@ -142,41 +149,61 @@ def peeling_pld(multiplier: float, rounds: int, shift: float = 1.0) -> pld.Priva
         neighboring_relation=pld.NeighborRel.REPLACE_ONE,
     )
     lap = pld.from_laplace_mechanism(z, sensitivity=shift, value_discretization_interval=DISCRETIZATION)
-    if rounds > 1:
-        rr, lap = rr.self_compose(rounds), lap.self_compose(rounds)
-    return rr.compose(lap)
+    out = rr.self_compose(rounds).compose(lap.self_compose(rounds)) if rounds > 1 else rr.compose(lap)
+    for c in counts:
+        out = out.compose(
+            pld.from_laplace_mechanism(v.positive(count_multiplier=c),
+                                       value_discretization_interval=DISCRETIZATION)
+        )
+    return out
 
 
 @functools.lru_cache(maxsize=1024)
-def _epsilon(multiplier: float, rounds: int, delta: float, cases: tuple[tuple[int, float], ...]) -> float:
+def _epsilon(
+    multiplier: float,
+    rounds: int,
+    delta: float,
+    cases: tuple[tuple[int, float], ...],
+    counts: tuple[float, ...],
+) -> float:
     return max(
-        float(peeling_pld(multiplier, count * rounds, shift).get_epsilon_for_delta(delta))
+        float(peeling_pld(multiplier, count * rounds, shift, counts).get_epsilon_for_delta(delta))
         for count, shift in cases
     )
 
 
 def peeling_epsilon(
-    multiplier: float, rounds: int, delta: float, cases: Sequence[tuple[int, float]] = SINGLE
+    multiplier: float,
+    rounds: int,
+    delta: float,
+    cases: Sequence[tuple[int, float]] = SINGLE,
+    counts: Sequence[float] = (),
 ) -> float:
-    """Epsilon at ``delta`` of ``rounds`` peeling rounds at multiplier ``z``: the largest over ``cases``."""
+    """Epsilon at ``delta`` of ``rounds`` peeling rounds at multiplier ``z`` (plus the ``counts`` Laplace
+    releases): the largest over ``cases``."""
     z = v.positive(multiplier=multiplier)
     rounds = v.integer(rounds=rounds, minimum=1)
     delta = v.probability(delta=delta)
-    return _epsilon(z, rounds, delta, _cases(cases))
+    return _epsilon(z, rounds, delta, _cases(cases), tuple(v.positive(count_multiplier=c) for c in counts))
 
 
 @functools.lru_cache(maxsize=256)
-def _tight(epsilon: float, delta: float, rounds: int, cases: tuple[tuple[int, float], ...]) -> float:
-    # pure-DP composition: every round costs 3 shift / z over count peelings, so z_pure meets epsilon
-    hi = 3.0 * rounds * max(count * shift for count, shift in cases) / epsilon
-    while _epsilon(hi, rounds, delta, cases) > epsilon:  # only through the PLD's pessimistic rounding
+def _tight(
+    epsilon: float, delta: float, rounds: int, cases: tuple[tuple[int, float], ...], counts: tuple[float, ...]
+) -> float:
+    # pure-DP composition: every round costs 3 shift / z over count peelings and a count 1 / c
+    room = epsilon - sum(1.0 / c for c in counts)
+    if room <= 0:
+        raise ValueError(f"The count releases alone cost {epsilon - room:.4g} >= epsilon={epsilon} (pure).")
+    hi = 3.0 * rounds * max(count * shift for count, shift in cases) / room
+    while _epsilon(hi, rounds, delta, cases, counts) > epsilon:  # only through the PLD's pessimistic rounding
         hi *= 2.0
     lo = hi / 2.0
-    while _epsilon(lo, rounds, delta, cases) <= epsilon:
+    while _epsilon(lo, rounds, delta, cases, counts) <= epsilon:
         lo, hi = lo / 2.0, lo
     while hi / lo > 1.0 + _TOLERANCE:
         mid = math.sqrt(lo * hi)
-        if _epsilon(mid, rounds, delta, cases) <= epsilon:
+        if _epsilon(mid, rounds, delta, cases, counts) <= epsilon:
             hi = mid
         else:
             lo = mid
@@ -184,7 +211,11 @@ def _tight(epsilon: float, delta: float, rounds: int, cases: tuple[tuple[int, fl
 
 
 def tight_multiplier(
-    epsilon: float, delta: float, rounds: int, cases: Sequence[tuple[int, float]] = SINGLE
+    epsilon: float,
+    delta: float,
+    rounds: int,
+    cases: Sequence[tuple[int, float]] = SINGLE,
+    counts: Sequence[float] = (),
 ) -> float:
     """Smallest ``z`` (relative tolerance 1e-3, from above) with PLD epsilon ``<= epsilon`` at ``delta``.
 
@@ -193,7 +224,8 @@ def tight_multiplier(
     epsilon = v.positive(epsilon=epsilon)
     delta = v.probability(delta=delta)
     rounds = v.integer(rounds=rounds, minimum=1)
-    return _tight(epsilon, delta, rounds, _cases(cases))
+    counts = tuple(v.positive(count_multiplier=c) for c in counts)
+    return _tight(epsilon, delta, rounds, _cases(cases), counts)
 
 
 def paper_multiplier(epsilon: float, delta: float, sparsity: int, iterations: int) -> float:

@@ -283,3 +283,59 @@ def test_random_perarm_reference_runs_on_per_arm_envs() -> None:
     df = run("dpbandit/PerArmLinearBandit-v0", {"random-perarm": agent_class("random-perarm")}, n_seeds=1,
              horizon=50, progress=False)
     assert df["cumulative_regret"].iloc[-1] > 0
+
+
+# ------------------------------------------------------------------ adaptive clipping
+def _adaptive_zero_agent(seed: int, **kwargs) -> FLIPHAT:
+    # c = 2 / (count_share epsilon) = 1: counts released from episodes of n >= 4 rounds on
+    return FLIPHAT(2, 3, rng=np.random.default_rng(seed), horizon=127, delta=0.01, sparsity=3, epsilon=4.0,
+                   adaptive_clipping=True, count_share=0.5, **kwargs)
+
+
+def test_adaptive_clipping_count_noise_has_the_stated_scale_and_is_accounted() -> None:
+    noise = []
+    for seed in range(60):
+        agent = _adaptive_zero_agent(seed)
+        agent.play_block(np.zeros((127, 2, 3)), np.zeros((127, 2)))
+        assert [r.counts is not None for r in agent.releases] == [False, False, True, True, True, True, True]
+        noise += [r.counts - r.size for r in agent.releases if r.counts is not None]  # all rows inside
+    u = np.concatenate(noise)
+    assert agent.counts == (1.0, 1.0)
+    assert stats.kstest(u, stats.laplace.cdf).pvalue > ALPHA
+    for wrong in (0.5, 2.0):
+        assert stats.kstest(u / wrong, stats.laplace.cdf).pvalue < ALPHA
+    # the PLD of each episode: 3 peeling rounds and two Laplace counts of multiplier 1
+    z = agent.multiplier(1)
+    with_counts = pld.from_laplace_mechanism(1.0).compose(pld.from_laplace_mechanism(1.0))
+    rr = pld.from_randomized_response(2 / (1 + math.exp(2 / z)), 2,
+                                      neighboring_relation=pld.NeighborRel.REPLACE_ONE)
+    total = rr.self_compose(3).compose(pld.from_laplace_mechanism(z).self_compose(3)).compose(with_counts)
+    assert total.get_epsilon_for_delta(0.01) == pytest.approx(agent.privacy.epsilon, abs=1e-9)
+    assert agent.privacy.epsilon == pytest.approx(4.0, abs=0.01)
+    assert z > FLIPHAT(2, 3, rng=np.random.default_rng(0), horizon=127, delta=0.01, sparsity=3,
+                       epsilon=4.0).multiplier(1)  # the counts' budget leaves less for the peeling
+
+
+def test_adaptive_clips_follow_the_geometric_update() -> None:
+    agent = _adaptive_zero_agent(0, noise=False, clip_quantile=0.25, clip_rate=1.0, context_bound=2.0,
+                                 reward_clip=0.5)
+    agent.play_block(np.zeros((127, 2, 3)), np.zeros((127, 2)))
+    bounds = [r.context_bound for r in agent.releases]
+    clips = [r.reward_clip for r in agent.releases]
+    # every row and reward is inside: fraction 1, factor exp(-rate (1 - q)) = exp(-0.75) after episodes n >= 4
+    factor = [1, 1, 1] + [math.exp(-0.75) ** k for k in range(1, 5)]
+    np.testing.assert_allclose(bounds, 2.0 * np.array(factor))
+    np.testing.assert_allclose(clips, 0.5 * np.array(factor))
+    # the sensitivity uses the clips of the moment: lam = 2 eta x_max (x_max * 0 + R) / n, eta = 0.5
+    x_now, r_now = agent.clipping.context_clip, agent.clipping.reward_clip
+    assert x_now == pytest.approx(bounds[-1] * math.exp(-0.75))
+    np.testing.assert_allclose(agent.sensitivity(np.zeros((1, 3)), 64), [2 * 0.5 * x_now * r_now / 64])
+
+
+def test_adaptive_clipping_validation() -> None:
+    with pytest.raises(ValueError, match="adaptive_clipping"):
+        FLIPHAT(2, 3, rng=np.random.default_rng(0), horizon=10, adaptive_clipping=True, calibration="paper")
+    with pytest.raises(ValueError, match="count_share"):
+        FLIPHAT(2, 3, rng=np.random.default_rng(0), horizon=10, adaptive_clipping=True, count_share=1.0)
+    with pytest.raises(ValueError, match="clip_rate"):
+        FLIPHAT(2, 3, rng=np.random.default_rng(0), horizon=10, adaptive_clipping=True, clip_rate=0.0)
