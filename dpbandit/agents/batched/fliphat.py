@@ -61,8 +61,8 @@ only; the data's scale is private. Each episode releases the two counts "rows in
 ``count_share epsilon``); they enter the episode's PLD as two Laplace mechanisms and the tight calibration
 fits the peeling noise to what is left (for every episode, whether it releases counts or not). Counts are
 released, and the clips move, only in episodes of ``n >= 4 c`` rounds: in shorter ones the noise would move
-the inside fraction by more than about 0.35 (sd) and drive the clips by random factors ``e^{+-rate}`` (measured:
-with the 0.9-quantile and no minimum, Setting 2's regret at epsilon = 1 rose to random play's). The clips used
+the inside fraction by more than about 0.35 (sd) and drive the clips by random factors ``e^{+-rate}``
+(measured: with the 0.9-quantile and no minimum, Setting 2's regret at epsilon = 1 rose to random play's). The clips used
 in episode ``l`` depend only on earlier releases. Measured (6 seeds, epsilon = 1): Figure 5.1 setting
 (``fliphat-disjoint``) 932 -> 367 (random 917); FLIPHAT Setting 2, d = 400 (4 seeds) 4,223 -> 3,794.
 """
@@ -186,6 +186,8 @@ class FLIPHAT(BatchedAgent):
     """
 
     observation_model = "per_arm"
+    #: Neighbour cases of one episode (peeling.peeling_epsilon): one model moved by up to lam.
+    cases: tuple[tuple[int, float], ...] = peeling.SINGLE
 
     def __init__(
         self,
@@ -230,7 +232,7 @@ class FLIPHAT(BatchedAgent):
         self.calibration = _validate.one_of(peeling.CALIBRATIONS, calibration=calibration)
         self.adaptive_clipping = bool(adaptive_clipping)
         if self.adaptive_clipping and self.calibration != "tight":
-            raise ValueError("adaptive_clipping=True needs calibration='tight' (its counts are PLD-accounted).")
+            raise ValueError("adaptive_clipping=True needs calibration='tight' (PLD-accounted counts).")
         self.count_share = _validate.probability(count_share=count_share)
         self.clipping = CoordinateClipping(context_clip=self.context_bound, reward_clip=self.reward_clip,
                                            context_quantile=clip_quantile, reward_quantile=clip_quantile,
@@ -243,9 +245,6 @@ class FLIPHAT(BatchedAgent):
         self._inside = np.zeros(2)  # rows and rewards inside the clips in the current episode
 
     # -- calibration -----------------------------------------------------------------------------
-    #: Neighbour cases of one episode (peeling.peeling_epsilon): one model moved by up to lam.
-    cases: tuple[tuple[int, float], ...] = peeling.SINGLE
-
     def iterations(self, size: int) -> int:
         """``M_l = max(1, floor(M_0 log(1 + n_l)))`` for an episode of ``size`` rounds."""
         return max(1, math.floor(self.iteration_scale * math.log1p(size)))
@@ -266,6 +265,9 @@ class FLIPHAT(BatchedAgent):
 
     # -- batched hooks ---------------------------------------------------------------------------
     def _observe(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
+        if self.horizon is not None and self.round + len(rewards) > self.horizon:
+            raise RuntimeError(f"{type(self).__name__} was built for horizon={self.horizon} rounds (privacy "
+                               "accounting, episode storage); build it with a larger horizon.")
         if self._data is None:
             keep = self.horizon is None or self.batch_start + self.batch_size <= self.horizon
             self._data = EpisodeData(self.n_models, self.dim, self.batch_size, keep=keep)
@@ -321,10 +323,10 @@ class FLIPHAT(BatchedAgent):
             return None
         from dpbandit.privacy.guarantee import PrivacyGuarantee
 
-        counts = sorted(self._episode_iterations())
+        iterations = sorted(self._episode_iterations())
         eps = max(peeling.peeling_epsilon(self.multiplier(M), self.sparsity * M, self.delta, self.cases,
-                                          self.counts) for M in counts)
-        multipliers = ", ".join(f"M={M}: z={self.multiplier(M):.4g}" for M in counts)
+                                          self.counts) for M in iterations)
+        multipliers = ", ".join(f"M={M}: z={self.multiplier(M):.4g}" for M in iterations)
         formula = (
             "tight: smallest z with PLD epsilon <= target" if self.calibration == "tight"
             else "paper: z = 2 sqrt(3 s log(M/delta)) M / epsilon (peeling lemma, basic composition over M)"

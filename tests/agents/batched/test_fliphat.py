@@ -279,6 +279,17 @@ def test_missing_horizon_and_delta_is_an_error() -> None:
         FLIPHAT(2, 8, rng=np.random.default_rng(0))
 
 
+def test_playing_beyond_the_horizon_is_an_error() -> None:
+    agent = FLIPHAT(2, 3, rng=np.random.default_rng(0), horizon=5)
+    X = np.random.default_rng(1).standard_normal((6, 2, 3))
+    agent.play_block(X[:5], X[:5, :, 0])
+    with pytest.raises(RuntimeError, match="horizon=5"):
+        agent.update(X[5], 0, 0.1)
+    unbounded = FLIPHAT(2, 3, rng=np.random.default_rng(0), delta=0.01)
+    unbounded.play_block(X, X[:, :, 0])  # no horizon: every episode is stored and accounted
+    assert [r.size for r in unbounded.releases] == [1, 2]
+
+
 def test_random_perarm_reference_runs_on_per_arm_envs() -> None:
     df = run("dpbandit/PerArmLinearBandit-v0", {"random-perarm": agent_class("random-perarm")}, n_seeds=1,
              horizon=50, progress=False)
