@@ -63,8 +63,8 @@ fits the peeling noise to what is left (for every episode, whether it releases c
 released, and the clips move, only in episodes of ``n >= 4 c`` rounds: in shorter ones the noise would move
 the inside fraction by more than about 0.35 (sd) and drive the clips by random factors ``e^{+-rate}``
 (measured: with the 0.9-quantile and no minimum, Setting 2's regret at epsilon = 1 rose to random play's).
-The clips used in episode ``l`` depend only on earlier releases. Measured (6 seeds, epsilon = 1): Figure 5.1 setting
-(``fliphat-disjoint``) 932 -> 367 (random 917); FLIPHAT Setting 2, d = 400 (4 seeds) 4,223 -> 3,794.
+The clips used in episode ``l`` depend only on earlier releases. Measured (6 seeds, epsilon = 1): Figure 5.1
+setting (``fliphat-disjoint``) 932 -> 367 (random 917); FLIPHAT Setting 2, d = 400 (4 seeds) 4,223 -> 3,794.
 """
 
 from __future__ import annotations
