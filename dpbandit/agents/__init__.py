@@ -15,6 +15,7 @@ from dpbandit.agents.base import Agent
 
 AGENTS: dict[str, str] = {
     "random": "dpbandit.agents.uniform:RandomAgent",
+    "random-perarm": "dpbandit.agents.uniform:RandomPerArmAgent",
     "linucb": "dpbandit.agents.linear:LinUCB",
     "greedy": "dpbandit.agents.linear:GreedyLeastSquares",
     "shared-linucb": "dpbandit.agents.linear:SharedLinUCB",
@@ -27,6 +28,8 @@ AGENTS: dict[str, str] = {
     "batched-ridge-perarm": "dpbandit.agents.batched.ridge:BatchedRidgePerArm",
     "batched-peeling": "dpbandit.agents.batched.peeling:BatchedPeeling",
     "batched-peeling-perarm": "dpbandit.agents.batched.peeling:BatchedPeelingPerArm",
+    "fliphat": "dpbandit.agents.batched.fliphat:FLIPHAT",
+    "fliphat-disjoint": "dpbandit.agents.batched.fliphat:FLIPHATDisjoint",
 }
 
 
