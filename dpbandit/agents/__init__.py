@@ -21,6 +21,7 @@ AGENTS: dict[str, str] = {
     "dpucb": "dpbandit.agents.dpucb:DPUCB",
     "batched-screening": "dpbandit.agents.batched.screening:BatchedScreening",
     "batched-screening-perarm": "dpbandit.agents.batched.screening:BatchedScreeningPerArm",
+    "dphdb-batched": "dpbandit.agents.batched.frankwolfe:BatchedDPHDB",
 }
 
 
