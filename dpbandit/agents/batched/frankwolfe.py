@@ -283,16 +283,19 @@ class BatchedDPHDB(BatchedAgent):
             self._arms.append(np.asarray(models))
             self._rewards.append(np.asarray(rewards, dtype=float))
 
-    def _choose(self, inside: np.ndarray, quantile: float, n: int) -> int:
-        """Private ``quantile`` choice on a grid: the exponential mechanism on ``-|inside_j - q n|`` (sensitivity 1)."""
-        utility = -np.abs(inside - quantile * n)
+    def _choose(self, inside: np.ndarray, quantile: float, n: int) -> np.ndarray:
+        """Private ``quantile`` choice on a grid: the exponential mechanism on ``-|inside_j - q n|`` (sensitivity 1).
+
+        ``inside`` has the grid on its last axis (leading axes batch independent choices); returns the index.
+        """
+        utility = -np.abs(np.asarray(inside, dtype=float) - quantile * n)
         if self.budget is None:
-            return int(np.argmax(utility))
-        return int(exponential_mechanism(self.noise_rng, utility, self.budget.eps_q, 1.0))
+            return np.argmax(utility, axis=-1)
+        return exponential_mechanism(self.noise_rng, utility, self.budget.eps_q, 1.0)
 
     def _end_batch(self) -> None:
         n = self.batch_size
-        j = 0 if self.residual_quantile is None else self._choose(self._residual_inside, self.residual_quantile, n)
+        j = 0 if self.residual_quantile is None else int(self._choose(self._residual_inside, self.residual_quantile, n))
         B = float(self.residual_candidates[j])
         self.clips.append((B, self.clip))
         direction = self._sums[:, j, :] / n
@@ -304,7 +307,7 @@ class BatchedDPHDB(BatchedAgent):
                 direction = self._gradient_sums(X, arms, clipped)[:, 0, :] / n
             self._frank_wolfe(direction, self.temperature(n, B))
         if self.context_quantile is not None:
-            i = self._choose(self._context_inside, self.context_quantile, n)
+            i = int(self._choose(self._context_inside, self.context_quantile, n))
             self.clip = float(self.context_candidates[i])
         self._reset_batch()
 
