@@ -55,9 +55,9 @@ def paired_ratios(rows: pd.DataFrame, random: pd.DataFrame, by: list[str]) -> pd
     out = []
     for key, group in last.groupby(by, sort=False):
         regret = group["cumulative_regret"].to_numpy()
-        ratio = regret / base.loc[list(zip(group["horizon"], group["seed"]))].to_numpy()
+        ratio = regret / base.loc[list(zip(group["horizon"], group["seed"], strict=True))].to_numpy()
         low, high = t_interval(ratio)
-        out.append({**dict(zip(by, key)), "seeds": regret.size, "regret": regret.mean(),
+        out.append({**dict(zip(by, key, strict=True)), "seeds": regret.size, "regret": regret.mean(),
                     "ratio_to_random": ratio.mean(), "ratio_ci95_low": low, "ratio_ci95_high": high,
                     "epsilon": group["epsilon"].iloc[0], "claimed_epsilon": group["claimed_epsilon"].iloc[0],
                     "wall_time_s": group["wall_time"].mean()})
