@@ -25,7 +25,7 @@ docs/private_agents.md, DP-HDB variants]:
 3. *Context clip* ``C`` for the **next** batch (``context_quantile`` not ``None``): on the grid
    ``C_j = context_clip * 2^(-j/2)`` the exponential mechanism picks ``j`` with utility
    ``-|f_j - q n_l|``, ``f_j`` the number of the batch's context coordinates with ``|x_ti| <= C_j`` divided by
-   ``d`` (default ``q = 0.75``). The first batch uses ``C = context_clip``.
+   ``d`` (default ``q = 0.9``). The first batch uses ``C = context_clip``.
 
 Sensitivity (replace-one user, i.e. one round's context and reward; conditional on everything released
 before, so on the iterates and the clips):
@@ -55,7 +55,7 @@ Calibration: ``n_q eps_q^2 = clip_share E^2`` (``n_q`` quantile choices) and
 ``<= epsilon`` (bisection through the accountants).
 
 Defaults [Fill]: ``radius = 2`` and ``clip_norm = 1`` as DP-HDB; ``context_clip = 1`` (the ``||x||_inf = 1`` of
-the Section 5.4 environment); median residual clip and 0.75-quantile context clip with ``clip_share = 0.1``
+the Section 5.4 environment); median residual clip and 0.9-quantile context clip with ``clip_share = 0.1``
 over 16-point grids; 16 Frank-Wolfe steps per batch; step ``eta = 2 / (tau + 2)`` at the agent's ``tau``-th step
 (the standard Frank-Wolfe step, Jaggi 2013; ``step_rule="pofw"`` uses Algorithm 2's ``1 / (tau + 1)``);
 doubling batches from 32 rounds.
@@ -201,7 +201,7 @@ class BatchedDPHDB(BatchedAgent):
         clip_norm: float = 1.0,
         residual_quantile: float | None = 0.5,
         context_clip: float = 1.0,
-        context_quantile: float | None = 0.75,
+        context_quantile: float | None = 0.9,
         clip_share: float = 0.1,
         clip_grid: int = 16,
         steps_per_batch: int = 16,
