@@ -7,10 +7,11 @@ with one Frank-Wolfe step per batch, and with fixed clips); the lead's ``batched
 Grid: epsilon in {1, 10, 100} x T in {10^4, 10^5}, delta = 1/T, ``dpbandit/HDBSection54-v0`` (d = 50, K = 2).
 References once per T: random, LinUCB and the batched DP-HDB with noise off (not private).
 
-Usage: python sims/dphdb_variants.py [--quick] [--seeds 10] [--store out/sweeps]
+Usage: python sims/dphdb_variants.py [--quick] [--seeds 10] [--horizons 10000 100000] [--store out/sweeps]
 Sweeps (docs/sweeps.md, resumable: re-running the command resumes) into ``<store>/dphdb_variants-<hash>`` and
-``<store>/dphdb_variants_refs-<hash>``. Writes results/dphdb_variants.csv and .md: final regret and the ratio
-to random play paired by seed (mean of the per-seed ratios with a 95% t-interval).
+``<store>/dphdb_variants_refs-<hash>``. Writes results/dphdb_variants.csv and .md (``_T<horizon>`` appended when
+``--horizons`` is a single horizon): final regret and the ratio to random play paired by seed (mean of the
+per-seed ratios with a 95% t-interval).
 """
 
 from __future__ import annotations
@@ -68,10 +69,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="T in {2000}, 2 seeds, epsilon 1 (smoke run)")
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--horizons", type=int, nargs="+", default=list(HORIZONS))
     add_common_options(parser)
     args = parser.parse_args()
-    horizons, seeds, epsilons = ([2000], 2, [1.0]) if args.quick else (list(HORIZONS), args.seeds, list(EPSILONS))
+    horizons, seeds, epsilons = ([2000], 2, [1.0]) if args.quick else (args.horizons, args.seeds, list(EPSILONS))
     stem = "dphdb_variants_quick" if args.quick else "dphdb_variants"
+    if not args.quick and len(horizons) == 1:
+        stem = f"{stem}_T{horizons[0]}"
     common = {"root_seed": args.root_seed, "seeds": seeds, "n_points": 4}
     setting = {"env_id": ENV_ID, "horizon": horizons}
     private, store = sweep({"name": stem, **common, "grid": {"agent": PRIVATE, "epsilon": epsilons, **setting}},
