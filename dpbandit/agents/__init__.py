@@ -30,6 +30,7 @@ AGENTS: dict[str, str] = {
     "batched-peeling-perarm": "dpbandit.agents.batched.peeling:BatchedPeelingPerArm",
     "fliphat": "dpbandit.agents.batched.fliphat:FLIPHAT",
     "fliphat-disjoint": "dpbandit.agents.batched.fliphat:FLIPHATDisjoint",
+    "dphdb-batched": "dpbandit.agents.batched.frankwolfe:BatchedDPHDB",
 }
 
 
