@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_ENV = "dpbandit/HDBSection54-v0"
-#: The agents of the default job (one constant; private agents that learn at epsilon = 1 replace
-#: or join ``dphdb`` here once they exist, with :data:`DEFAULT_NOTE` updated to match).
-DEFAULT_AGENTS = "dphdb,linucb,random"
+#: The agents of the default job: a batched private agent that learns at epsilon = 1 (docs/batched_agents.md),
+#: the faithful DP-HDB, LinUCB (not private) and random (:data:`DEFAULT_NOTE` says what to look at).
+DEFAULT_AGENTS = "batched-screening,dphdb,linucb,random"
 DEFAULT_HORIZON = 10_000
 DEFAULT_SEEDS = 8
 #: Worker processes [Fill]: starting one costs 3-5 s (imports, loading the compiled kernels), more than
@@ -29,10 +29,11 @@ DEFAULT_SEEDS = 8
 DEFAULT_JOBS = 1
 #: What the default job's reader should look at (printed after its table).
 DEFAULT_NOTE = (
-    "Look at ratio_to_random: below 1, with its CI below 1, means an agent learns. LinUCB (not private) "
-    "shows what the data allow; faithful DP-HDB at epsilon = 1 and T = 10^4 is expected to play like "
-    "random (ratio ~1): its selection noise at t = 10^4 is ~170x the vertex-score gap, and it crosses "
-    "below random only after ~1-2 x 10^5 rounds (docs/private_agents.md)."
+    "Look at ratio_to_random: below 1, with its CI below 1, means an agent learns. At epsilon = 1 the batched "
+    "private agent (each user in one release) learns (ratio ~0.24); faithful DP-HDB (a release per round) is "
+    "expected to play like random (ratio ~1): its selection noise at t = 10^4 is ~170x the vertex-score gap, and "
+    "it crosses below random only after ~2 x 10^5 rounds. LinUCB (not private) shows what the data allow. "
+    "Guides: docs/batched_agents.md, docs/private_agents.md."
 )
 #: The line printed after any other comparison.
 NOTE = "Look at ratio_to_random: below 1, with its CI below 1, means an agent learns (paired by seed)."
@@ -238,8 +239,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         "--agents",
         default=None,
         metavar="LIST",
-        help=f"comma-separated agents (default {DEFAULT_AGENTS}); known: random, linucb, greedy, "
-        "shared-linucb, oful, dphdb, dpucb. Options may follow a name: 'linucb:alpha=0.5,regularization=2' "
+        help=f"comma-separated agents (default {DEFAULT_AGENTS}); known: see dpbandit.agents.AGENTS "
+        "(random, linucb, dphdb, batched-screening, ...). Options may follow a name: 'linucb:alpha=0.5,regularization=2' "
         "(an item with '=' belongs to the agent before it)",
     )
     p.add_argument(

@@ -1,5 +1,6 @@
-"""Dependencies point down (sims/cli -> sweep -> harness -> agents -> optim -> privacy / envs) and
-form no circle, counting imports inside functions too (a lazy import is still a dependency)."""
+"""Imports form no circle, counting imports inside functions too (a lazy import is still a dependency).
+
+That dependencies point down is checked layer by layer in ``tests/test_layering.py``."""
 
 from __future__ import annotations
 
@@ -9,20 +10,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("dpbandit", "envs")
 
-#: Layer of each top-level part: a module may import only its own layer or lower ones.
-LAYERS = {
-    "dpbandit.cli": 6,
-    "dpbandit.sweep": 5,
-    "dpbandit.harness": 4,
-    # audit cases *of the agents*: they import agents and optim, so they sit above them although
-    # they live in privacy/ (nothing below imports them; only sims/ and tests do)
-    "dpbandit.privacy.audits_agents": 3,
-    "dpbandit.agents": 3,
-    "dpbandit.optim": 2,
-    "dpbandit.privacy": 1,
-    "envs": 1,
-    "dpbandit": 0,  # dpbandit/__init__.py, _validate, _numba_cache
-}
 
 
 def _modules() -> dict[str, Path]:
@@ -64,13 +51,6 @@ def _graph() -> dict[str, set[str]]:
     modules = _modules()
     return {name: _imports(name, path, modules) for name, path in modules.items()}
 
-
-def _layer(module: str) -> int:
-    return max(
-        (layer, len(prefix))
-        for prefix, layer in LAYERS.items()
-        if module == prefix or module.startswith(prefix + ".")
-    )[0]
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -115,16 +95,6 @@ def test_no_import_circle_inside_the_packages() -> None:
     assert _cycles(graph) == []
 
 
-def test_no_upward_import() -> None:
-    upward = sorted(
-        f"{module} -> {target}"
-        for module, targets in _graph().items()
-        for target in targets
-        if _layer(target) > _layer(module)
-    )
-    assert upward == []
-
 
 def test_the_checks_can_fail() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
-    assert _layer("dpbandit.sweep.grid") > _layer("dpbandit.agents.specs") > _layer("dpbandit._validate")

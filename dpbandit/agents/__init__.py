@@ -15,6 +15,7 @@ from dpbandit.agents.base import Agent
 
 AGENTS: dict[str, str] = {
     "random": "dpbandit.agents.uniform:RandomAgent",
+    "random-perarm": "dpbandit.agents.uniform:RandomPerArmAgent",
     "linucb": "dpbandit.agents.linear:LinUCB",
     "greedy": "dpbandit.agents.linear:GreedyLeastSquares",
     "shared-linucb": "dpbandit.agents.linear:SharedLinUCB",
@@ -26,6 +27,15 @@ AGENTS: dict[str, str] = {
     "dpucb": "dpbandit.agents.dpucb:DPUCB",
     "dpucb-block": "dpbandit.agents.dpucb:DPUCB",
     "dpucb-disjoint": "dpbandit.agents.dpucb_disjoint:DisjointDPUCB",
+    "batched-screening": "dpbandit.agents.batched.screening:BatchedScreening",
+    "batched-screening-perarm": "dpbandit.agents.batched.screening:BatchedScreeningPerArm",
+    "batched-ridge": "dpbandit.agents.batched.ridge:BatchedRidge",
+    "batched-ridge-perarm": "dpbandit.agents.batched.ridge:BatchedRidgePerArm",
+    "batched-peeling": "dpbandit.agents.batched.peeling:BatchedPeeling",
+    "batched-peeling-perarm": "dpbandit.agents.batched.peeling:BatchedPeelingPerArm",
+    "fliphat": "dpbandit.agents.batched.fliphat:FLIPHAT",
+    "fliphat-disjoint": "dpbandit.agents.batched.fliphat:FLIPHATDisjoint",
+    "dphdb-batched": "dpbandit.agents.batched.frankwolfe:BatchedDPHDB",
 }
 
 

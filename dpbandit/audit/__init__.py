@@ -4,7 +4,9 @@
   epsilon);
 * :mod:`.mechanisms`: the privacy core's mechanisms (samplers, tree, selection), each with a broken twin;
 * :mod:`.agents`: the private agents' own noise (DP-POFW selection, DP-UCB's tree, DP-HDB's compiled path);
-* :mod:`.optimizers`: the private optimizers' own noise (DP-TOFW, Accelerated-DP-SRGD, KL, nonsmooth oracles).
+* :mod:`.optimizers`: the private optimizers' own noise (DP-TOFW, Accelerated-DP-SRGD, KL, nonsmooth oracles);
+* :mod:`.fliphat`: FLIPHAT's peeling release;
+* :mod:`.dphdb_variants`: DP-HDB's exponential-mechanism selection and the batched DP-HDB's releases.
 
 Case modules register their cases on import; :func:`load_cases` imports them.
 """
@@ -27,7 +29,13 @@ from dpbandit.audit.core import (
 )
 
 #: Modules registering the built-in cases (all of them run by default in ``sims/privacy_audit.py``).
-CASE_MODULES = ("dpbandit.audit.mechanisms", "dpbandit.audit.agents", "dpbandit.audit.optimizers")
+CASE_MODULES = (
+    "dpbandit.audit.mechanisms",
+    "dpbandit.audit.agents",
+    "dpbandit.audit.optimizers",
+    "dpbandit.audit.fliphat",
+    "dpbandit.audit.dphdb_variants",
+)
 
 __all__ = [
     "CASE_MODULES",
