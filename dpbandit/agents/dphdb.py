@@ -248,12 +248,11 @@ class DPHDB(Agent):
 
         Equivalent to ``act`` then ``update`` with ``rewards[s, action]`` round by round (the
         pure-numpy path, ``compiled=False``). The compiled path (:mod:`dpbandit.agents.kernels.hdb`,
-        identity link with noise on and Laplace selection; otherwise the numpy path runs) draws the
-        same Laplace numbers and breaks ties with the same generator, so the actions are identical.
+        identity link with noise on, either selection; otherwise the numpy path runs) draws the same
+        Laplace or Gumbel numbers and breaks ties with the same generator, so the actions are identical.
         """
         X, R = shared_block(self, observations, rewards)
-        if (not compiled or not self.noise or self.link.name != "identity" or type(self) is not DPHDB
-                or self.selection != "laplace"):
+        if not compiled or not self.noise or self.link.name != "identity" or type(self) is not DPHDB:
             return play_loop(self, X, R)
         if X.size and np.max(np.abs(X)) > self.feature_bound * (1.0 + 1e-12):
             raise ValueError(f"Expected ||observation||_inf <= feature_bound={self.feature_bound}.")
@@ -273,7 +272,8 @@ class DPHDB(Agent):
             frozen = self.frozen_theta if self.frozen_theta is not None else bank.theta
             status, start, n = play(X, R, actions, start, chosen, state, bank.theta, bank.theta_prev,
                                     bank.direction, bank.t, frozen, bank.rng, cal.n_steps, self.warmup,
-                                    bank.radius, scale1, self.clip_norm, self._h_sub_used, ties)
+                                    bank.radius, scale1, self.clip_norm, self._h_sub_used, ties,
+                                    self.selection == "exponential")
             self.round = int(state[0])
             chosen = -1
             if status == kernels.TIE:

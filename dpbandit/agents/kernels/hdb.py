@@ -8,6 +8,13 @@ the line-8 scale ``b_t = scale1 / sqrt(t)``, and the Frank-Wolfe step
 ``theta + (v - theta) / (t + 1)``. Only the summation order of the dot products ``x^T theta``
 differs (sequential here), so iterates agree to rounding and the actions are identical.
 
+The selection is report-noisy-min with Laplace noise (Algorithm 2 line 9) or, with ``gumbel``, the
+exponential mechanism by Gumbel-max (``DPHDB(selection="exponential")``): argmax over the vertices of
+``-s_v / b_t + G_v`` with one standard Gumbel draw per vertex, in the same C order, as
+:func:`dpbandit.privacy.rnm.exponential_mechanism` computes it (:func:`dpbandit.optim.pofw.private_vertex`).
+The Gumbel draws follow NumPy's ``Generator.gumbel``: ``-log(-log(U))`` with ``U = 1 - rng.random()``,
+``U = 1`` rejected (:func:`_gumbel1`).
+
 The Laplace draws follow :func:`dpbandit.privacy.noise.laplace` exactly: ``E1 - E2`` from two
 consecutive ``rng.standard_exponential()`` calls (:func:`_lap1`), the project's one sampler and draw
 order, so the agent's Generator ends in the same state on both paths. ``_lap1`` is inlined into the
@@ -36,8 +43,18 @@ def _lap1(rng):
     return e1 - e2
 
 
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _gumbel1(rng):
+    """One standard Gumbel draw as NumPy's ``Generator.gumbel(0, 1)`` makes it (``U = 1`` rejected)."""
+    u = 1.0 - rng.random()
+    while u >= 1.0:
+        u = 1.0 - rng.random()
+    return -math.log(-math.log(u))
+
+
 @numba.njit(cache=True, error_model="numpy")
-def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, radius, scale1, clip_norm, scores):
+def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, radius, scale1, clip_norm, scores,
+               gumbel):
     """One Algorithm 2 step of instance ``i``: on ``(x, reward)`` if ``real``, else on (0, zeta(0)=0).
 
     ``scores`` is scratch space of length d for the noiseless vertex scores ``r d_j / b_t``.
@@ -64,15 +81,27 @@ def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, ra
     scale = scale1 / math.sqrt(t)
     for j in range(d):  # the scores of +r e_j, without noise (a vectorisable loop of divisions)
         scores[j] = radius * direction[i, j] / scale
-    best, best_val = 0, np.inf
-    for j in range(d):  # vertices +r e_j (draws in C order over the 2d vertices)
-        val = scores[j] + _lap1(rng)
-        if val < best_val:
-            best, best_val = j, val
-    for j in range(d):  # vertices -r e_j: (r (-d_j)) / b = -(r d_j / b) exactly (IEEE negation)
-        val = -scores[j] + _lap1(rng)
-        if val < best_val:
-            best, best_val = d + j, val
+    best = 0
+    if gumbel:  # argmax of -s_v / b + G_v (first maximum, as np.argmax)
+        best_val = -np.inf
+        for j in range(d):  # vertices +r e_j (draws in C order over the 2d vertices)
+            val = -scores[j] + _gumbel1(rng)
+            if val > best_val:
+                best, best_val = j, val
+        for j in range(d):  # vertices -r e_j: -(r (-d_j)) / b = r d_j / b exactly (IEEE negation)
+            val = scores[j] + _gumbel1(rng)
+            if val > best_val:
+                best, best_val = d + j, val
+    else:  # argmin of s_v / b + Lap(1) (first minimum, as np.argmin)
+        best_val = np.inf
+        for j in range(d):  # vertices +r e_j (draws in C order over the 2d vertices)
+            val = scores[j] + _lap1(rng)
+            if val < best_val:
+                best, best_val = j, val
+        for j in range(d):  # vertices -r e_j: (r (-d_j)) / b = -(r d_j / b) exactly (IEEE negation)
+            val = -scores[j] + _lap1(rng)
+            if val < best_val:
+                best, best_val = d + j, val
     index = best % d
     vertex = radius if best < d else -radius
     at_vertex = theta[i, index]
@@ -86,7 +115,7 @@ def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, ra
 
 @numba.njit(cache=True, error_model="numpy")
 def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, counts, frozen, rng,
-         n_steps, warmup, radius, scale1, clip_norm, h_sub, ties):
+         n_steps, warmup, radius, scale1, clip_norm, h_sub, ties, gumbel):
     """Play rounds ``start..`` of the block ``X (m, d)``, ``R (m, K)``; write ``actions``.
 
     ``state[0]`` is the agent's round counter; ``chosen >= 0`` is the action of round ``start``
@@ -106,7 +135,7 @@ def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, coun
             if counts[a] + 1 > n_steps:
                 return STEP_LIMIT, s, 0
             _pofw_step(a, x, R[s, a], forced_round, theta, theta_prev, direction, counts, rng, radius, scale1,
-                       clip_norm, vertex_scores)
+                       clip_norm, vertex_scores, gumbel)
         else:
             if s == start and chosen >= 0:
                 a = chosen
@@ -133,7 +162,7 @@ def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, coun
                     return STEP_LIMIT, s, 0
             for k in range(K):  # lines 15-17: every arm steps, the others on (0, zeta(0))
                 _pofw_step(k, x, R[s, a], k == a, theta, theta_prev, direction, counts, rng, radius, scale1,
-                           clip_norm, vertex_scores)
+                           clip_norm, vertex_scores, gumbel)
         actions[s] = a
         state[0] += 1
         if state[0] == forced_rounds:
