@@ -55,7 +55,7 @@ def main() -> None:
     stem = "untuned_setting_quick" if args.quick else "untuned_setting"
     config = {"name": stem, "root_seed": args.root_seed, "seeds": seeds, "n_points": 200,
               "grid": {"agent": agents, "env_id": ENV_ID, "horizon": horizon,
-                       **{f"env.{k}": v for k, v in ENV.items()}}}
+                       "env": ENV}}
     rows, store = sweep(config, args.store)
     table = final_regret_table(rows)
     command = command_line()
