@@ -13,6 +13,7 @@ import pytest
 from batched_helpers import Recorder, assert_scale, rounds, statistics
 from dpbandit.agents.batched.base import BatchSchedule
 from dpbandit.agents.batched.clipping import AdaptiveClipping
+from dpbandit.agents.batched.peeling import BatchedPeeling
 from dpbandit.agents.batched.ridge import BatchedRidge, BatchedRidgePerArm
 from dpbandit.agents.batched.screening import BatchedScreening, BatchedScreeningPerArm
 from dpbandit.harness import run
@@ -118,12 +119,12 @@ def test_sensitivities_hold_and_are_attained(cls) -> None:
         assert worst[k] >= 0.99 * stated[k], k
 
 
-def test_every_user_is_released_exactly_once() -> None:
+@pytest.mark.parametrize("cls", [BatchedScreening, BatchedRidge, BatchedPeeling])
+def test_every_user_is_released_exactly_once(cls) -> None:
     """With noise off the released counts of each batch add up to its size, and the batches to the horizon."""
     T = 3_000
     block = rounds("dpbandit/HDBSection54-v0", T)
-    agent = BatchedScreening(2, 50, rng=np.random.default_rng(5), horizon=T, noise=False, first_batch=10,
-                             batch_ratio=1.5)
+    agent = cls(2, 50, rng=np.random.default_rng(5), horizon=T, noise=False, first_batch=10, batch_ratio=1.5)
     rec = Recorder(agent)
     agent.play_block(block.observations, block.rewards)
     schedule = BatchSchedule(10, 1.5)
