@@ -59,6 +59,14 @@ NONSMOOTH = (
     "tests/optim/nonsmooth",
     *_cases("nonsmooth-single-pass/calibrated", "nonsmooth-multi-pass/calibrated"),
 )
+# issue 13's release mechanisms: the batched agents, FLIPHAT and the DP-HDB variants
+BATCHED_CASES = "tests/audit/test_batched_agent_cases.py"
+RELEASE = ("tests/privacy/test_release.py", "tests/agents/batched/test_gaussian_agents.py", BATCHED_CASES)
+GAUSSIAN_AGENTS = ("tests/agents/batched/test_gaussian_agents.py", BATCHED_CASES)
+PEELING = ("tests/agents/batched/test_peeling.py", "tests/privacy/test_top_k.py", BATCHED_CASES)
+FLIPHAT = ("tests/agents/batched/test_fliphat.py", "tests/privacy/test_peeling.py", "tests/audit/test_fliphat_cases.py")
+DPHDB_VARIANTS = ("tests/agents/test_dphdb_variants.py", "tests/audit/test_dphdb_variant_cases.py")
+DPHDB_BATCHED = ("tests/agents/test_dphdb_batched.py", "tests/audit/test_dphdb_variant_cases.py")
 
 MUTANTS: tuple[Mutant, ...] = (
     # ------------------------------------------------------------ noise samplers and regularity
@@ -210,8 +218,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "pofw-numpy-scale-halved",
         "dpbandit/optim/pofw.py",
-        "report_noisy_min(self.rng, scores / scale[:, None], 1.0)",
-        "report_noisy_min(self.rng, scores / (0.5 * scale[:, None]), 1.0)",
+        "index = report_noisy_min(rng, scores / scale[:, None], 1.0)",
+        "index = report_noisy_min(rng, scores / (0.5 * scale[:, None]), 1.0)",
         (*POFW, *HDB),
     ),
     Mutant(
@@ -224,8 +232,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "pofw-streams-ignored",
         "dpbandit/optim/pofw.py",
-        "return self.streams * 0.5 * float(",
-        "return 0.5 * float(",
+        "return self.streams * per_eps2 * float(",
+        "return per_eps2 * float(",
         (*POFW, *HDB),
     ),
     Mutant(
@@ -434,5 +442,118 @@ MUTANTS: tuple[Mutant, ...] = (
         "sensitivity = 2.0 * self.clip_norm / B",
         "sensitivity = self.clip_norm / B",
         NONSMOOTH,
+    ),
+    # ------------------------------------------------------------ issue 13: batched agents, FLIPHAT, DP-HDB variants
+    Mutant(
+        "release-multiplier-halved",
+        "dpbandit/privacy/release.py",
+        "self.multiplier = gaussian_multiplier(self.epsilon, self.delta)",
+        "self.multiplier = 0.5 * gaussian_multiplier(self.epsilon, self.delta)",
+        RELEASE,
+    ),
+    Mutant(
+        "release-draws-halved",
+        "dpbandit/privacy/release.py",
+        "out[name] = value + sigma * rng.standard_normal(value.shape) if sigma > 0 else value",
+        "out[name] = value + 0.5 * sigma * rng.standard_normal(value.shape) if sigma > 0 else value",
+        RELEASE,
+    ),
+    Mutant(
+        "screening-sums-sensitivity-halved",
+        "dpbandit/agents/batched/screening.py",
+        'return {"sums": 2.0 * self.clipping.context_clip * self.clipping.reward_clip}',
+        'return {"sums": self.clipping.context_clip * self.clipping.reward_clip}',
+        GAUSSIAN_AGENTS,
+    ),
+    Mutant(
+        "ridge-gram-sensitivity-halved",
+        "dpbandit/agents/batched/ridge.py",
+        '"gram": math.sqrt(2.0) * C**2',
+        '"gram": math.sqrt(2.0) / 2.0 * C**2',
+        GAUSSIAN_AGENTS,
+    ),
+    Mutant(
+        "ridge-moments-sensitivity-halved",
+        "dpbandit/agents/batched/ridge.py",
+        '"moments": 2.0 * C * B',
+        '"moments": C * B',
+        GAUSSIAN_AGENTS,
+    ),
+    Mutant(
+        "batched-users-in-every-later-release",
+        "dpbandit/agents/batched/gaussian.py",
+        "        self.clipping.update(released, n)\n        self._reset_batch()\n",
+        "        self.clipping.update(released, n)\n",
+        (*GAUSSIAN_AGENTS, "tests/agents/batched/test_peeling.py"),
+    ),
+    Mutant(
+        "peeling-selection-sensitivity-halved",
+        "dpbandit/agents/batched/peeling.py",
+        "return 2.0 * self.clipping.context_clip * self.clipping.reward_clip",
+        "return self.clipping.context_clip * self.clipping.reward_clip",
+        PEELING,
+    ),
+    Mutant(
+        "peeling-values-sensitivity-halved",
+        "dpbandit/agents/batched/peeling.py",
+        '"values": 2.0 * math.sqrt(largest) * XB',
+        '"values": math.sqrt(largest) * XB',
+        PEELING,
+    ),
+    Mutant(
+        "peeling-selection-rounds-ignored",
+        "dpbandit/agents/batched/peeling.py",
+        "math.sqrt(8.0 * self.selection_share * self.rho / self.select)",
+        "math.sqrt(8.0 * self.selection_share * self.rho)",
+        PEELING,
+    ),
+    Mutant(
+        "peeling-gaussian-spends-the-whole-budget",
+        "dpbandit/agents/batched/peeling.py",
+        "gaussian_rho = (1.0 - self.selection_share) * self.rho if self.noise else None",
+        "gaussian_rho = self.rho if self.noise else None",
+        PEELING,
+    ),
+    Mutant(
+        "topk-exponential-epsilon-doubled",
+        "dpbandit/privacy/rnm.py",
+        "noisy = epsilon / (2.0 * sensitivity) * scores",
+        "noisy = epsilon / sensitivity * scores",
+        PEELING,
+    ),
+    Mutant(
+        "fliphat-laplace-scale-halved",
+        "dpbandit/agents/batched/fliphat.py",
+        "scales[m] = z * self.sensitivity(theta, n)",
+        "scales[m] = 0.5 * z * self.sensitivity(theta, n)",
+        FLIPHAT,
+    ),
+    Mutant(
+        "fliphat-paper-factor-2-dropped",
+        "dpbandit/privacy/peeling.py",
+        "return 2.0 * math.sqrt(3.0 * s * math.log(M / delta)) * M / epsilon",
+        "return math.sqrt(3.0 * s * math.log(M / delta)) * M / epsilon",
+        FLIPHAT,
+    ),
+    Mutant(
+        "fliphat-tight-calibrated-for-one-iteration",
+        "dpbandit/agents/batched/fliphat.py",
+        "self.sparsity * iterations, self.cases,",
+        "self.sparsity, self.cases,",
+        FLIPHAT,
+    ),
+    Mutant(
+        "dphdb-em-temperature-halved",
+        "dpbandit/optim/pofw.py",
+        "index = exponential_mechanism(rng, -scores / scale[:, None], 2.0, 1.0)",
+        "index = exponential_mechanism(rng, -scores / (0.5 * scale[:, None]), 2.0, 1.0)",
+        DPHDB_VARIANTS,
+    ),
+    Mutant(
+        "dphdb-batched-step-budget-doubled",
+        "dpbandit/agents/batched/frankwolfe.py",
+        "return 4.0 * self.radius * residual_clip * self.clip / (n * self.budget.eps_s)",
+        "return 4.0 * self.radius * residual_clip * self.clip / (n * 2.0 * self.budget.eps_s)",
+        DPHDB_BATCHED,
     ),
 )

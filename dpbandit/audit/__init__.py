@@ -6,7 +6,9 @@
 * :mod:`.agents`: the private agents' own noise (DP-POFW selection, DP-UCB's tree, DP-HDB's compiled path);
 * :mod:`.optimizers`: the private optimizers' own noise (DP-TOFW, Accelerated-DP-SRGD, KL, nonsmooth oracles);
 * :mod:`.fliphat`: FLIPHAT's peeling release;
-* :mod:`.dphdb_variants`: DP-HDB's exponential-mechanism selection and the batched DP-HDB's releases.
+* :mod:`.dphdb_variants`: DP-HDB's exponential-mechanism selection and the batched DP-HDB's releases;
+* :mod:`.batched_agents`: the batched agents' Gaussian release (BatchedScreening) and exponential top-k
+  selection (BatchedPeeling).
 
 Case modules register their cases on import; :func:`load_cases` imports them.
 """
@@ -35,6 +37,7 @@ CASE_MODULES = (
     "dpbandit.audit.optimizers",
     "dpbandit.audit.fliphat",
     "dpbandit.audit.dphdb_variants",
+    "dpbandit.audit.batched_agents",
 )
 
 __all__ = [

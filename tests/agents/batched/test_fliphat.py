@@ -66,6 +66,41 @@ def test_tight_multiplier_reaches_the_target_by_dp_accounting() -> None:
     assert agent.privacy.claimed_epsilon == 1.0
 
 
+def test_tight_multiplier_covers_the_s_times_m_rounds_of_an_episode() -> None:
+    """An episode of M iterations peels s M times: its tight z meets the target over s M rounds (typed), not s."""
+    agent = FLIPHAT(3, 50, rng=np.random.default_rng(0), epsilon=1.0, delta=0.01, sparsity=4)
+    for M in (2, 3):
+        z = agent.multiplier(M)
+        assert pld_epsilon(z, 4 * M, 0.01) <= 1.0 + 1e-9
+        assert pld_epsilon(z / 1.01, 4 * M, 0.01) > 1.0
+
+
+def test_multi_iteration_episodes_draw_noise_for_all_their_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Zero data, M = floor(log(1 + n)) iterations: the scale the first iteration hands to the sampler, over the
+    typed lam = 2 eta x_max R / n, is a multiplier whose epsilon over s M rounds is the target (and the report)."""
+    used: list[float] = []
+    original = peeling_module.peel
+
+    def spy(rng, vector, count, scale):
+        used.append(scale)
+        return original(rng, vector, count, scale)
+
+    monkeypatch.setattr(peeling_module, "peel", spy)
+    agent = _zero_data_agent(0, iteration_scale=1.0)
+    feed(agent, np.zeros((63, 2, 6)), np.zeros((63, 2)))
+    checked = 0
+    for r in agent.releases:
+        M = max(1, math.floor(math.log(1 + r.size)))
+        assert r.iterations == M
+        first = used.pop(0)  # iteration 0 of model 0 (theta_0 = 0); skip the episode's other peels
+        del used[: M - 1]
+        z_used = first / (2 * 0.25 * 2.0 * 0.5 / r.size)
+        assert pld_epsilon(z_used, 6 * M, 0.01) == pytest.approx(1.0, abs=5e-3)
+        checked += M >= 2
+    assert checked == 3 and not used  # episodes of 8, 16 and 32 rounds have M = 2, 2, 3
+    assert agent.privacy.epsilon == pytest.approx(1.0, abs=5e-3)
+
+
 def _zero_data_agent(seed: int, **kwargs) -> FLIPHAT:
     return FLIPHAT(2, 6, rng=np.random.default_rng(seed), horizon=63, delta=0.01, sparsity=6,
                    context_bound=2.0, reward_clip=0.5, step_size=0.25, l1_radius=1e9, **kwargs)

@@ -13,6 +13,7 @@ import pytest
 from batched_helpers import Recorder, assert_scale, rounds, statistics
 from dpbandit.agents.batched.base import BatchSchedule
 from dpbandit.agents.batched.clipping import AdaptiveClipping
+from dpbandit.agents.batched.peeling import BatchedPeeling
 from dpbandit.agents.batched.ridge import BatchedRidge, BatchedRidgePerArm
 from dpbandit.agents.batched.screening import BatchedScreening, BatchedScreeningPerArm
 from dpbandit.harness import run
@@ -25,19 +26,24 @@ MAIN = {  # main blocks: (share of 1 - aux_share, sensitivity from the clips C a
 }
 
 
-@pytest.mark.parametrize("cls", [BatchedScreening, BatchedRidge])
-def test_drawn_noise_matches_the_reported_privacy(cls) -> None:
+@pytest.mark.parametrize(("cls", "env_id"), [
+    (BatchedScreening, "dpbandit/HDBSection54-v0"), (BatchedRidge, "dpbandit/HDBSection54-v0"),
+    (BatchedScreeningPerArm, "dpbandit/PerArmLinearBandit-v0"), (BatchedRidgePerArm, "dpbandit/PerArmLinearBandit-v0"),
+])
+def test_drawn_noise_matches_the_reported_privacy(cls, env_id: str) -> None:
     """Noise actually added per main block has std z * Delta_b / sqrt(share_b), with Delta_b derived here from the
     clips; the epsilon recomputed from the drawn noise equals the reported one; halved and doubled noise are
     rejected."""
-    block = rounds("dpbandit/HDBSection54-v0", 4_000)
-    agent = cls(2, 50, rng=np.random.default_rng(5), horizon=4_000, epsilon=1.0, first_batch=16)
+    block = rounds(env_id, 4_000)
+    K, d = block.rewards.shape[1], block.observations.shape[-1]
+    agent = cls(K, d, rng=np.random.default_rng(5), horizon=4_000, epsilon=1.0, first_batch=16)
+    main = MAIN[cls.__mro__[1] if cls.observation_model == "per_arm" else cls]
     rec = Recorder(agent)
     agent.play_block(block.observations, block.rewards)
     assert len(rec.calls) == 7  # batches 16, 32, ..., 1024 end before round 4000 (sum 2032); the next needs 2048
-    standardised = {name: [] for name in MAIN[cls]}
+    standardised = {name: [] for name in main}
     for values, sens, out, (C, B), _ in rec.calls:
-        for name, (share, delta) in MAIN[cls].items():
+        for name, (share, delta) in main.items():
             assert sens[name] == pytest.approx(delta(C, B))
             noise = np.ravel(out[name] - values[name])
             standardised[name].append(noise * math.sqrt(0.9 * share) / delta(C, B))
@@ -113,12 +119,12 @@ def test_sensitivities_hold_and_are_attained(cls) -> None:
         assert worst[k] >= 0.99 * stated[k], k
 
 
-def test_every_user_is_released_exactly_once() -> None:
+@pytest.mark.parametrize("cls", [BatchedScreening, BatchedRidge, BatchedPeeling])
+def test_every_user_is_released_exactly_once(cls) -> None:
     """With noise off the released counts of each batch add up to its size, and the batches to the horizon."""
     T = 3_000
     block = rounds("dpbandit/HDBSection54-v0", T)
-    agent = BatchedScreening(2, 50, rng=np.random.default_rng(5), horizon=T, noise=False, first_batch=10,
-                             batch_ratio=1.5)
+    agent = cls(2, 50, rng=np.random.default_rng(5), horizon=T, noise=False, first_batch=10, batch_ratio=1.5)
     rec = Recorder(agent)
     agent.play_block(block.observations, block.rewards)
     schedule = BatchSchedule(10, 1.5)

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import optimize, stats
 from batched_helpers import Recorder, assert_scale, rounds, statistics
 
 import dpbandit.agents.batched.peeling as peeling
@@ -37,13 +38,16 @@ class SelectionRecorder:
         monkeypatch.setattr(peeling, "top_k_exponential", record)
 
 
-def test_selection_gaussian_noise_and_accounting(monkeypatch) -> None:
+@pytest.mark.parametrize(("cls", "env_id", "k"), [(BatchedPeeling, "dpbandit/HDBSection54-v0", 10),
+                                                  (BatchedPeelingPerArm, "dpbandit/PerArmLinearBandit-v0", 4)])
+def test_selection_gaussian_noise_and_accounting(monkeypatch, cls, env_id: str, k: int) -> None:
     """Per batch the agent selects with epsilon_0 = sqrt(8 f rho / k) on scores of sensitivity 2 X B and adds to
     the values noise of std z * 2 sqrt(s_max) X B / sqrt(share): the epsilon these drawn quantities certify, by an
     independent zCDP conversion, is the reported one; halved and doubled value noise are rejected."""
-    block = rounds("dpbandit/HDBSection54-v0", 4_000)
+    block = rounds(env_id, 4_000)
+    K, d = block.rewards.shape[1], block.observations.shape[-1]
     selections = SelectionRecorder(monkeypatch)
-    agent = BatchedPeeling(2, 50, rng=np.random.default_rng(3), horizon=4_000, epsilon=1.0, first_batch=16)
+    agent = cls(K, d, rng=np.random.default_rng(3), horizon=4_000, epsilon=1.0, first_batch=16, select=k)
     rec = Recorder(agent)
     clips = []
     inner_statistics = agent._statistics
@@ -55,12 +59,12 @@ def test_selection_gaussian_noise_and_accounting(monkeypatch) -> None:
     agent._statistics = statistics_with_clips
     agent.play_block(block.observations, block.rewards)
     assert len(selections.calls) == len(rec.calls) == 7
-    f, k = 0.5, 10
+    f = 0.5
     units, rho_selection = [], None
     for (epsilon0, sensitivity, picks, shape), (values, sens, out, _, sizes), (X, B) in zip(
         selections.calls, rec.calls, clips, strict=True
     ):
-        assert picks == k and shape == (2, 50)
+        assert picks == k and shape == (agent.n_models, d)
         assert sensitivity == pytest.approx(2 * X * B)  # l_inf change of |u_kj|, same arm
         rho_selection = k * epsilon0**2 / 8
         delta_values = 2 * math.sqrt(max(sizes)) * X * B
@@ -76,6 +80,48 @@ def test_selection_gaussian_noise_and_accounting(monkeypatch) -> None:
     assert eps_from_draws == pytest.approx(agent.privacy.epsilon, rel=0.1)
     assert rdp_to_epsilon(rho_total, agent.delta) <= agent.privacy.epsilon <= 1.02 * rdp_to_epsilon(rho_total, agent.delta)
     assert agent.privacy.epsilon == pytest.approx(1.0, abs=1e-3)
+
+
+def rho_for(epsilon: float, delta: float) -> float:
+    """The rho whose zCDP conversion (rdp_to_epsilon above) is epsilon at delta, by bisection."""
+    return float(optimize.brentq(lambda rho: rdp_to_epsilon(rho, delta) - epsilon, 1e-8, 100.0, xtol=1e-12))
+
+
+def top2_probability(a: float, m: int) -> float:
+    """P(candidate 0 is among 2 peeling rounds of the exponential mechanism), weights e^a and m - 1 ones."""
+    w = math.exp(a)
+    return w / (w + m - 1) + (m - 1) / (w + m - 1) * w / (w + m - 2)
+
+
+@pytest.mark.parametrize("cls", [BatchedPeeling, BatchedPeelingPerArm])
+def test_drawn_selections_certify_the_reported_epsilon(cls) -> None:
+    """Repeated private selections of the agent's own ``_statistics`` on fixed sums: P(coordinate 0 selected)
+    follows two peeling rounds of exp(eps_0 |u_j| / (2 * 2 X B)) with eps_0 = sqrt(8 f rho / 2) (typed); the epsilon
+    recomputed from the drawn choices (eps_0 from their frequency, plus the Gaussian part) is the reported one;
+    the law at 2 eps_0 or eps_0 / 2 (a halved or doubled sensitivity or noise) and eps_0 at k = 1 are rejected."""
+    K, d, select, f = 2, 6, 2, 0.5
+    agent = cls(K, d, rng=np.random.default_rng(4), horizon=1_000, epsilon=1.0, delta=1e-5, select=select)
+    X, B = 0.7, 0.4
+    agent.clipping.context_clip, agent.clipping.reward_clip = X, B
+    rho = rho_for(1.0, 1e-5)
+    eps0_typed = math.sqrt(8 * f * rho / select)
+    score = 2 * (2 * X * B) / eps0_typed  # exponent a = eps_0 score / (2 Delta) = 1 at the typed eps_0
+    agent._sums[:] = 0.0
+    agent._sums[:, 0] = -score  # the selection scores |u_kj|
+    picks = 0
+    calls = 12_000 // agent.n_models
+    for _ in range(calls):
+        agent._statistics()
+        picks += sum(int(0 in support) for support in agent._support)
+    n = calls * agent.n_models
+    for factor, ok in ((1.0, True), (2.0, False), (0.5, False), (math.sqrt(select), False)):
+        p = top2_probability(factor, d)
+        assert (stats.binomtest(picks, n, p).pvalue > 1e-3) == ok, factor
+    a_hat = optimize.brentq(lambda a: top2_probability(a, d) - picks / n, 1e-6, 10.0)
+    eps0_hat = a_hat * 2 * (2 * X * B) / score
+    gaussian_rho = (1 - f) * rho  # the values' part, tested on drawn noise above
+    eps_hat = rdp_to_epsilon(select * eps0_hat**2 / 8 + gaussian_rho, 1e-5)
+    assert eps_hat == pytest.approx(agent.privacy.epsilon, rel=0.05)
 
 
 @pytest.mark.parametrize("cls", [BatchedPeeling, BatchedPeelingPerArm])
