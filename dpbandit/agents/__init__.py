@@ -19,6 +19,7 @@ AGENTS: dict[str, str] = {
     "oful": "dpbandit.agents.linear:OFUL",
     "dphdb": "dpbandit.agents.dphdb:DPHDB",
     "dpucb": "dpbandit.agents.dpucb:DPUCB",
+    "dphdb-authors-code": "dpbandit.agents.dphdb_replica:DPHDBAuthorsCode",
 }
 
 
