@@ -14,10 +14,17 @@ that pass divided by the number of scales ("amortised"). As in the paper, NoisyS
 (T, d) = (10000, 5) (no such row in Table 5.1); ``--all-sgd`` adds it.
 
 Usage: python sims/table5_1.py [--quick] [--workers 2] [--seeds 10] [--all-sgd] [--resume]
-       [--ofw-epsilons 1 10 30 100]
+       [--ofw-epsilons 1 10 30 100] [--replica] [--epsilon-star]
 Writes results/table5_1.runs.csv (one row per run), results/table5_1.csv (best scale per cell, with the
 paper's numbers) and results/table5_1.md (the table, wall-clock, the command). ``--ofw-epsilons`` is a
 diagnostic (OFW only, at several epsilons) written to results/table5_1.diag.*.
+
+Fidelity (issue 14; results/table5_1.fidelity.{csv,md}, summarised at the end of table5_1.md):
+``--replica`` runs the replicas of the authors' DP-TOFW code (``dpbandit.optim.tofw_replica``, NOT
+private; code versions 615a971 and 302d221) at epsilon = 1 on the same data and learning-rate grid
+(results/table5_1.replica.*); ``--epsilon-star`` runs the faithful DP-TOFW on ``EPSILON_STAR_GRID``
+(results/table5_1.epsstar.*): epsilon* of a cell is the smallest grid epsilon at which the best-scale
+mean SubOpt is within the paper's mean +- 2 std.
 """
 
 from __future__ import annotations
@@ -40,6 +47,8 @@ from dpbandit.optim.geometry import dual_exponent, lp_norm
 from dpbandit.optim.losses import ClippedLoss, SquaredLoss
 from dpbandit.optim.metrics import risk, subopt
 from dpbandit.optim.tofw import DPTOFW
+from dpbandit.optim.tofw_replica import AuthorsCodeTOFW
+from dpbandit.privacy.guarantee import NOT_PRIVATE_LABEL
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 ROOT_SEED = 20221122
@@ -56,6 +65,11 @@ GRIDS = {  # learning-rate scales of the authors' execute.sh (notes Section 4.1)
     ("NoisySGD", math.inf): (0.1, 0.4, 0.8, 1.0, 1.2, 2.0),
 }
 BASELINE = {1.5: "NoisySFW", math.inf: "NoisySGD"}
+#: Replicas of the authors' code (not private): algo name -> code version; they use OFW's grid.
+REPLICAS = {"OFW replica 615a971": "615a971", "OFW replica 302d221": "302d221"}
+#: Noise stream per algorithm (NoisySGD draws from stream 2 inside its own pass).
+STREAMS = {"OFW": 0, "NoisySFW": 1, "OFW replica 615a971": 3, "OFW replica 302d221": 4}
+EPSILON_STAR_GRID = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0)
 
 # Table 5.1 of the paper: (T, d, p, algo) -> (risk mean, std, subopt mean, std, time mean, std)
 PAPER = {
@@ -143,6 +157,9 @@ def make_optimizer(algo: str, T: int, d: int, p: float, scale: float, rng: np.ra
                   lr_scale=scale, noise=noise)
     if algo == "OFW":
         return DPTOFW(d, horizon=T, smoothness=loss.smoothness(1.0), loss=loss, **common)
+    if algo in REPLICAS:  # the authors' constants (beta = 1, their L, clipping and sampler), not private
+        return AuthorsCodeTOFW(d, p=p, horizon=T, epsilon=epsilon, delta=1.0 / T, rng=rng, lr_scale=scale,
+                               radius=RADIUS, code_version=REPLICAS[algo])
     if algo == "NoisySFW":
         return NoisySFW(d, loss=loss, smoothness=loss.smoothness(1.0), **common)
     if algo == "NoisySGD":
@@ -154,7 +171,7 @@ def run_task(task: tuple) -> list[dict]:
     """All learning-rate scales of one (algo, T, d, p, seed, epsilon)."""
     algo, T, d, p, seed, epsilon = task
     data = make_data(T, d, p, seed)
-    scales = GRIDS[(algo, p)]
+    scales = GRIDS[("OFW" if algo in REPLICAS else algo, p)]
     rows = []
 
     def row(scale: float, theta: np.ndarray, seconds: float, cpu: float, n_grad: int) -> dict:
@@ -171,21 +188,25 @@ def run_task(task: tuple) -> list[dict]:
         cpu = (time.process_time() - cpu) / len(scales)
         return [row(s, r.theta, seconds, cpu, r.n_gradients) for s, r in zip(scales, results)]
     for k, scale in enumerate(scales):
-        rng = np.random.default_rng(seed_sequence(T, d, p, seed, 1, 0 if algo == "OFW" else 1, k))
+        rng = np.random.default_rng(seed_sequence(T, d, p, seed, 1, STREAMS[algo], k))
         opt = make_optimizer(algo, T, d, p, scale, rng, epsilon=epsilon)
         start, cpu = time.perf_counter(), time.process_time()
-        res = opt.run(data["X"], data["y"]) if algo == "OFW" else opt.fit(data["X"], data["y"])
+        res = opt.fit(data["X"], data["y"]) if algo == "NoisySFW" else opt.run(data["X"], data["y"])
         rows.append(row(scale, res.theta, time.perf_counter() - start, time.process_time() - cpu,
                         res.n_gradients))
     return rows
 
 
-def tasks(Ts, ds, seeds: int, all_sgd: bool, ofw_epsilons: list[float] | None = None) -> list[tuple]:
-    """Work items; ``ofw_epsilons`` = diagnostic mode (OFW only, at these epsilons)."""
+def tasks(Ts, ds, seeds: int, all_sgd: bool, ofw_epsilons: list[float] | None = None,
+          replicas: bool = False) -> list[tuple]:
+    """Work items; ``ofw_epsilons``: OFW only, at these epsilons; ``replicas``: the replicas only."""
     out = []
     for T in Ts:
         for d in ds:
             for p in (1.5, math.inf):
+                if replicas:
+                    out += [(algo, T, d, p, s, EPSILON) for algo in REPLICAS for s in range(seeds)]
+                    continue
                 if ofw_epsilons:
                     out += [("OFW", T, d, p, s, e) for e in ofw_epsilons for s in range(seeds)]
                     continue
@@ -207,7 +228,8 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
                   n_gradients=("n_gradients", "mean"), seeds=("seed", "nunique")).reset_index()
     best_index = stats.groupby(["T", "d", "p", "algo", "epsilon"])["subopt_mean"].idxmin()
     best = stats.loc[best_index].reset_index(drop=True)
-    paper = [PAPER.get((int(r.T), int(r.d), float(r.p), r.algo), (math.nan,) * 6) for r in best.itertuples()]
+    paper = [PAPER.get((int(r.T), int(r.d), float(r.p), "OFW" if r.algo in REPLICAS else r.algo), (math.nan,) * 6)
+             for r in best.itertuples()]
     cols = ["paper_risk_mean", "paper_risk_std", "paper_subopt_mean", "paper_subopt_std", "paper_time_mean",
             "paper_time_std"]
     best[cols] = pd.DataFrame(paper, columns=cols)
@@ -283,6 +305,12 @@ def write_markdown(best: pd.DataFrame, runs: pd.DataFrame, wall: str, command: s
         per = runs[runs.algo == algo].groupby(["T"])["cpu"].mean()
         lines.append(f"- {algo}: total {t:.1f} s; mean per run by T: "
                      + ", ".join(f"T={T}: {v:.3g} s" for T, v in per.items()))
+    fidelity = RESULTS / "table5_1.fidelity.csv"
+    if fidelity.exists():
+        lines += ["", "## Fidelity: epsilon* and the replica of the authors' code (issue 14)", "",
+                  "From results/table5_1.fidelity.md (`python sims/table5_1.py --replica` and "
+                  "`--epsilon-star`); all seed papers: results/fidelity.md; the faithful DP-HDB at long "
+                  "horizons: results/fig5_1_long.md.", "", *fidelity_lines(pd.read_csv(fidelity))]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -310,6 +338,97 @@ def write_diagnostic(best: pd.DataFrame, wall: float, command: str, path: Path) 
     path.write_text("\n".join(lines) + "\n")
 
 
+def epsilon_star(epsstar: pd.DataFrame) -> pd.DataFrame:
+    """Per cell: the smallest grid epsilon whose best-scale faithful OFW SubOpt is within paper +- 2 std."""
+    rows = []
+    for (T, d, p), group in epsstar.groupby(["T", "d", "p"]):
+        inside = group[group.subopt_within_2std].sort_values("epsilon")
+        rows.append({"T": T, "d": d, "p": p, "epsilon_star": inside.epsilon.iloc[0] if len(inside) else math.inf,
+                     "epsilon_star_subopt": inside.subopt_mean.iloc[0] if len(inside) else math.nan,
+                     "epsilon_max": group.epsilon.max()})
+    return pd.DataFrame(rows)
+
+
+def fidelity_table(main: pd.DataFrame, replica: pd.DataFrame | None, epsstar: pd.DataFrame | None) -> pd.DataFrame:
+    """One row per OFW cell: paper, faithful at epsilon = 1, epsilon*, the replicas at epsilon = 1."""
+    key = ["T", "d", "p"]
+    out = main[main.algo == "OFW"][key + ["paper_subopt_mean", "paper_subopt_std", "subopt_mean", "subopt_std",
+                                          "subopt_within_2std"]]
+    out = out.rename(columns={"subopt_mean": "faithful_subopt", "subopt_std": "faithful_std",
+                              "subopt_within_2std": "faithful_in"})
+    if epsstar is not None:
+        out = out.merge(epsilon_star(epsstar), on=key, how="left")
+    for algo, version in REPLICAS.items():
+        if replica is None or algo not in set(replica.algo):
+            continue
+        rows = replica[replica.algo == algo][key + ["lr_scale", "subopt_mean", "subopt_std", "subopt_within_2std"]]
+        out = out.merge(rows.rename(columns={"lr_scale": f"scale_{version}", "subopt_mean": f"replica_{version}",
+                                             "subopt_std": f"replica_{version}_std",
+                                             "subopt_within_2std": f"in_{version}"}), on=key, how="left")
+    return out.sort_values(key).reset_index(drop=True)
+
+
+def fidelity_lines(table: pd.DataFrame) -> list[str]:
+    """The fidelity table as markdown, with the counts of cells within the paper's mean +- 2 std."""
+    versions = [v for v in REPLICAS.values() if f"replica_{v}" in table]
+    head = "| T | d | p | SubOpt (paper) | faithful, eps = 1 | eps* |"
+    head += "".join(f" replica {v}, eps = 1 ({NOT_PRIVATE_LABEL}) | in |" for v in versions)
+    lines = [head, "|---" * (6 + 2 * len(versions)) + "|"]
+    for r in table.itertuples(index=False):
+        row = r._asdict()
+        eps = row.get("epsilon_star", math.nan)
+        shown = "—" if math.isnan(eps) else (f"> {row['epsilon_max']:g}" if math.isinf(eps) else f"{eps:g}")
+        cells = [str(r.T), str(r.d), "inf" if math.isinf(r.p) else f"{r.p:g}",
+                 _fmt(r.paper_subopt_mean, r.paper_subopt_std),
+                 _fmt(r.faithful_subopt, r.faithful_std) + (" (in)" if r.faithful_in else ""), shown]
+        for v in versions:
+            cells += [_fmt(row[f"replica_{v}"], row[f"replica_{v}_std"]) + f" (c = {row[f'scale_{v}']:g})",
+                      "yes" if row[f"in_{v}"] else "**no**"]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(f"Faithful DP-TOFW at epsilon = 1 within the paper's mean ± 2 std: "
+                 f"{int(table.faithful_in.sum())}/{len(table)} cells.")
+    for v in versions:
+        lines.append(f"Replica {v} ({NOT_PRIVATE_LABEL}) within the paper's mean ± 2 std: "
+                     f"{int(table[f'in_{v}'].sum())}/{len(table)} cells.")
+    if "epsilon_star" in table:
+        finite = table.epsilon_star[np.isfinite(table.epsilon_star)]
+        lines.append(f"epsilon* found on the grid for {len(finite)}/{len(table)} cells"
+                     + (f" (median {finite.median():g}, range {finite.min():g} .. {finite.max():g})." if len(finite)
+                        else "."))
+    return lines
+
+
+def write_fidelity() -> pd.DataFrame | None:
+    """Rebuild results/table5_1.fidelity.{csv,md} from the main, replica and epsilon* summaries present."""
+    def read(name: str) -> pd.DataFrame | None:
+        path = RESULTS / f"table5_1{name}.csv"
+        return pd.read_csv(path) if path.exists() else None
+
+    runs = {mode: read(f".{mode}.runs") for mode in ("replica", "epsstar")}
+    note = "Commands: " + "; ".join(
+        f"`python sims/table5_1.py --{'replica' if mode == 'replica' else 'epsilon-star'}` "
+        f"({len(r)} runs, {r.cpu.sum():.0f} s of CPU)" for mode, r in runs.items() if r is not None) + "."
+
+    main = read("")
+    if main is None:
+        return None
+    table = fidelity_table(main, read(".replica"), read(".epsstar"))
+    table.to_csv(RESULTS / "table5_1.fidelity.csv", index=False)
+    lines = ["# Table 5.1 (OFW rows) three ways: faithful at epsilon = 1, epsilon*, the authors' code", "",
+             note, "",
+             "Same data, loss and learning-rate grid as results/table5_1.md; best scale per cell (lowest mean "
+             "SubOpt over 10 seeds). 'in' = mean within the paper's mean ± 2 std. eps*: the smallest epsilon of "
+             f"{list(EPSILON_STAR_GRID)} at which the faithful DP-TOFW (Eq 3.2 noise, delta = 1/T) is in. "
+             f"The replicas ({NOT_PRIVATE_LABEL}; `dpbandit/optim/tofw_replica.py`) use the authors' constants: "
+             "615a971 = their code today (beta = 1, sampler norm index min(q-1, ln d - 1), +1/p shift); "
+             "302d221 = the commit at which their summarize_table.ipynb was run (in addition Gamma scale "
+             "2 sigma instead of 2 sigma^2, no kappa_q for p > 2, L0 = 4, no clipping, no lr scale in sigma).",
+             "", *fidelity_lines(table)]
+    (RESULTS / "table5_1.fidelity.md").write_text("\n".join(lines) + "\n")
+    return table
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="T in {1000, 2000}, d in {5, 10}, 3 seeds")
@@ -322,10 +441,17 @@ def main(argv: list[str] | None = None) -> None:
                         help="rebuild csv/md from results/table5_1.runs.csv; the note gives the wall-clock")
     parser.add_argument("--ofw-epsilons", type=float, nargs="+", default=None,
                         help="diagnostic: run only OFW at these epsilons (writes table5_1.diag.*)")
+    parser.add_argument("--replica", action="store_true",
+                        help="run the replicas of the authors' code at epsilon = 1 (table5_1.replica.*, fidelity)")
+    parser.add_argument("--epsilon-star", action="store_true",
+                        help="faithful OFW on EPSILON_STAR_GRID (table5_1.epsstar.*, fidelity)")
     args = parser.parse_args(argv)
+    mode = ".replica" if args.replica else ".epsstar" if args.epsilon_star else ""
+    if args.epsilon_star:
+        args.ofw_epsilons = list(EPSILON_STAR_GRID)
     Ts, ds, seeds = ((1000, 2000), (5, 10), min(args.seeds, 3)) if args.quick else (
         (1000, 2000, 5000, 10000), (5, 10, 20), args.seeds)
-    suffix = (".quick" if args.quick else "") + (".diag" if args.ofw_epsilons else "")
+    suffix = (".quick" if args.quick else "") + (mode or (".diag" if args.ofw_epsilons else ""))
     if args.summarise_only:
         runs = pd.read_csv(RESULTS / f"table5_1{suffix}.runs.csv")
         best = summarise(runs)
@@ -333,7 +459,7 @@ def main(argv: list[str] | None = None) -> None:
         write_markdown(best, runs, args.summarise_only, "python sims/table5_1.py",
                        RESULTS / f"table5_1{suffix}.md")
         return
-    todo = tasks(Ts, ds, seeds, args.all_sgd, args.ofw_epsilons)
+    todo = tasks(Ts, ds, seeds, args.all_sgd, args.ofw_epsilons, replicas=args.replica)
     rows = []
     partial = RESULTS / f"table5_1{suffix}.partial.runs.csv"
     if args.resume and partial.exists():
@@ -356,7 +482,9 @@ def main(argv: list[str] | None = None) -> None:
     runs.to_csv(RESULTS / f"table5_1{suffix}.runs.csv", index=False)
     best.to_csv(RESULTS / f"table5_1{suffix}.csv", index=False)
     command = "python " + " ".join(shlex.quote(a) for a in [f"sims/{Path(__file__).name}", *sys.argv[1:]])
-    if args.ofw_epsilons:
+    if mode and not args.quick:
+        write_fidelity()
+    elif args.ofw_epsilons:
         write_diagnostic(best, wall, command, RESULTS / f"table5_1{suffix}.md")
     else:
         write_markdown(best, runs, f"{wall:.0f} s", command, RESULTS / f"table5_1{suffix}.md")
