@@ -47,6 +47,13 @@ attains the minimal l_inf distance ``||g||_inf - L0``; the replica uses that rad
 ``dpbandit/HDBSection54-v0``: K = 2 as the paper states, 5 *distinct* support coordinates), not
 ``env.py``'s (K = 5 by default, support drawn with replacement).
 
+The published number needs one more deviation, in the authors' *environment*: env.py:119 divides
+each DP-HDB context by ``np.linalg.norm(X, np.inf)`` of the ``(1, d)`` matrix ``X``, which is the
+matrix infinity norm, i.e. the row's **l1** norm. The contexts then have ``||x||_1 = 1`` (about 17
+times smaller than ``||x||_inf = 1`` at d = 50) and every regret shrinks accordingly: random play
+scores ~60 at T = 10^4. Their DP-UCB branch (env.py:136) normalises rows in l_inf. Reproduce the
+DP-HDB side with the environment keyword ``context_norm=1`` (``sims/fig5_1.py`` does).
+
 Why it is not private: (3) alone makes every step's output a deterministic function of the sign
 of a data-dependent coordinate, so two neighbouring streams whose ``d_j`` differ in sign give
 disjoint output distributions (epsilon = infinity). (1) and (4)-(6) would, in addition, break the
