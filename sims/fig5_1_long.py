@@ -193,8 +193,8 @@ def plot(df: pd.DataFrame, ratios: pd.DataFrame, path, seeds: int, epsilon: floa
         middle = np.sqrt(group["window_start"] * group["window_end"])
         low, high = group["ratio"] - group["ratio_ci95_low"], group["ratio_ci95_high"] - group["ratio"]
         err = np.vstack([low, high])
-        right.errorbar(middle, group["ratio"], yerr=err, color=colour(agent, horizon), lw=widths[horizon], capsize=2,
-                       marker="o", ms=2.5, alpha=0.85, label=f"{agent}, {_short(horizon)}")
+        right.errorbar(middle, group["ratio"], yerr=err, color=colour(agent, horizon), lw=widths[horizon],
+                       capsize=2, marker="o", ms=2.5, alpha=0.85, label=f"{agent}, {_short(horizon)}")
     for level, style in ((1.0, "-"), (CROSSOVER_RATIO, "--"), (HALF_RATIO, ":")):
         right.axhline(level, color="grey", ls=style, lw=0.8)
     right.set(xscale="log", xlabel="window (geometric middle, rounds)", ylim=(0, 1.6),
