@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from table5_1_fidelity import EPSILON_STAR_GRID, REPLICAS, _fmt, fidelity_lines, write_fidelity
 from tqdm import tqdm
 
 from dpbandit.optim.baselines import NoisySFW, NoisySGD
@@ -48,7 +49,6 @@ from dpbandit.optim.losses import ClippedLoss, SquaredLoss
 from dpbandit.optim.metrics import risk, subopt
 from dpbandit.optim.tofw import DPTOFW
 from dpbandit.optim.tofw_replica import AuthorsCodeTOFW
-from dpbandit.privacy.guarantee import NOT_PRIVATE_LABEL
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 ROOT_SEED = 20221122
@@ -65,11 +65,8 @@ GRIDS = {  # learning-rate scales of the authors' execute.sh (notes Section 4.1)
     ("NoisySGD", math.inf): (0.1, 0.4, 0.8, 1.0, 1.2, 2.0),
 }
 BASELINE = {1.5: "NoisySFW", math.inf: "NoisySGD"}
-#: Replicas of the authors' code (not private): algo name -> code version; they use OFW's grid.
-REPLICAS = {"OFW replica 615a971": "615a971", "OFW replica 302d221": "302d221"}
 #: Noise stream per algorithm (NoisySGD draws from stream 2 inside its own pass).
 STREAMS = {"OFW": 0, "NoisySFW": 1, "OFW replica 615a971": 3, "OFW replica 302d221": 4}
-EPSILON_STAR_GRID = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0)
 
 # Table 5.1 of the paper: (T, d, p, algo) -> (risk mean, std, subopt mean, std, time mean, std)
 PAPER = {
@@ -228,18 +225,15 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
                   n_gradients=("n_gradients", "mean"), seeds=("seed", "nunique")).reset_index()
     best_index = stats.groupby(["T", "d", "p", "algo", "epsilon"])["subopt_mean"].idxmin()
     best = stats.loc[best_index].reset_index(drop=True)
-    paper = [PAPER.get((int(r.T), int(r.d), float(r.p), "OFW" if r.algo in REPLICAS else r.algo), (math.nan,) * 6)
-             for r in best.itertuples()]
+    keys = [(int(r.T), int(r.d), float(r.p), "OFW" if r.algo in REPLICAS else r.algo)
+            for r in best.itertuples()]
+    paper = [PAPER.get(key, (math.nan,) * 6) for key in keys]
     cols = ["paper_risk_mean", "paper_risk_std", "paper_subopt_mean", "paper_subopt_std", "paper_time_mean",
             "paper_time_std"]
     best[cols] = pd.DataFrame(paper, columns=cols)
     gap = (best.subopt_mean - best.paper_subopt_mean).abs()
     best["subopt_within_2std"] = gap <= 2 * best.paper_subopt_std
     return best
-
-
-def _fmt(m: float, s: float) -> str:
-    return "—" if math.isnan(m) else f"{m:.3g} ± {s:.2g}"
 
 
 def claims(best: pd.DataFrame) -> list[str]:
@@ -338,97 +332,6 @@ def write_diagnostic(best: pd.DataFrame, wall: float, command: str, path: Path) 
     path.write_text("\n".join(lines) + "\n")
 
 
-def epsilon_star(epsstar: pd.DataFrame) -> pd.DataFrame:
-    """Per cell: the smallest grid epsilon whose best-scale faithful OFW SubOpt is within paper +- 2 std."""
-    rows = []
-    for (T, d, p), group in epsstar.groupby(["T", "d", "p"]):
-        inside = group[group.subopt_within_2std].sort_values("epsilon")
-        rows.append({"T": T, "d": d, "p": p, "epsilon_star": inside.epsilon.iloc[0] if len(inside) else math.inf,
-                     "epsilon_star_subopt": inside.subopt_mean.iloc[0] if len(inside) else math.nan,
-                     "epsilon_max": group.epsilon.max()})
-    return pd.DataFrame(rows)
-
-
-def fidelity_table(main: pd.DataFrame, replica: pd.DataFrame | None, epsstar: pd.DataFrame | None) -> pd.DataFrame:
-    """One row per OFW cell: paper, faithful at epsilon = 1, epsilon*, the replicas at epsilon = 1."""
-    key = ["T", "d", "p"]
-    out = main[main.algo == "OFW"][key + ["paper_subopt_mean", "paper_subopt_std", "subopt_mean", "subopt_std",
-                                          "subopt_within_2std"]]
-    out = out.rename(columns={"subopt_mean": "faithful_subopt", "subopt_std": "faithful_std",
-                              "subopt_within_2std": "faithful_in"})
-    if epsstar is not None:
-        out = out.merge(epsilon_star(epsstar), on=key, how="left")
-    for algo, version in REPLICAS.items():
-        if replica is None or algo not in set(replica.algo):
-            continue
-        rows = replica[replica.algo == algo][key + ["lr_scale", "subopt_mean", "subopt_std", "subopt_within_2std"]]
-        out = out.merge(rows.rename(columns={"lr_scale": f"scale_{version}", "subopt_mean": f"replica_{version}",
-                                             "subopt_std": f"replica_{version}_std",
-                                             "subopt_within_2std": f"in_{version}"}), on=key, how="left")
-    return out.sort_values(key).reset_index(drop=True)
-
-
-def fidelity_lines(table: pd.DataFrame) -> list[str]:
-    """The fidelity table as markdown, with the counts of cells within the paper's mean +- 2 std."""
-    versions = [v for v in REPLICAS.values() if f"replica_{v}" in table]
-    head = "| T | d | p | SubOpt (paper) | faithful, eps = 1 | eps* |"
-    head += "".join(f" replica {v}, eps = 1 ({NOT_PRIVATE_LABEL}) | in |" for v in versions)
-    lines = [head, "|---" * (6 + 2 * len(versions)) + "|"]
-    for r in table.itertuples(index=False):
-        row = r._asdict()
-        eps = row.get("epsilon_star", math.nan)
-        shown = "—" if math.isnan(eps) else (f"> {row['epsilon_max']:g}" if math.isinf(eps) else f"{eps:g}")
-        cells = [str(r.T), str(r.d), "inf" if math.isinf(r.p) else f"{r.p:g}",
-                 _fmt(r.paper_subopt_mean, r.paper_subopt_std),
-                 _fmt(r.faithful_subopt, r.faithful_std) + (" (in)" if r.faithful_in else ""), shown]
-        for v in versions:
-            cells += [_fmt(row[f"replica_{v}"], row[f"replica_{v}_std"]) + f" (c = {row[f'scale_{v}']:g})",
-                      "yes" if row[f"in_{v}"] else "**no**"]
-        lines.append("| " + " | ".join(cells) + " |")
-    lines.append("")
-    lines.append(f"Faithful DP-TOFW at epsilon = 1 within the paper's mean ± 2 std: "
-                 f"{int(table.faithful_in.sum())}/{len(table)} cells.")
-    for v in versions:
-        lines.append(f"Replica {v} ({NOT_PRIVATE_LABEL}) within the paper's mean ± 2 std: "
-                     f"{int(table[f'in_{v}'].sum())}/{len(table)} cells.")
-    if "epsilon_star" in table:
-        finite = table.epsilon_star[np.isfinite(table.epsilon_star)]
-        lines.append(f"epsilon* found on the grid for {len(finite)}/{len(table)} cells"
-                     + (f" (median {finite.median():g}, range {finite.min():g} .. {finite.max():g})." if len(finite)
-                        else "."))
-    return lines
-
-
-def write_fidelity() -> pd.DataFrame | None:
-    """Rebuild results/table5_1.fidelity.{csv,md} from the main, replica and epsilon* summaries present."""
-    def read(name: str) -> pd.DataFrame | None:
-        path = RESULTS / f"table5_1{name}.csv"
-        return pd.read_csv(path) if path.exists() else None
-
-    runs = {mode: read(f".{mode}.runs") for mode in ("replica", "epsstar")}
-    note = "Commands: " + "; ".join(
-        f"`python sims/table5_1.py --{'replica' if mode == 'replica' else 'epsilon-star'}` "
-        f"({len(r)} runs, {r.cpu.sum():.0f} s of CPU)" for mode, r in runs.items() if r is not None) + "."
-
-    main = read("")
-    if main is None:
-        return None
-    table = fidelity_table(main, read(".replica"), read(".epsstar"))
-    table.to_csv(RESULTS / "table5_1.fidelity.csv", index=False)
-    lines = ["# Table 5.1 (OFW rows) three ways: faithful at epsilon = 1, epsilon*, the authors' code", "",
-             note, "",
-             "Same data, loss and learning-rate grid as results/table5_1.md; best scale per cell (lowest mean "
-             "SubOpt over 10 seeds). 'in' = mean within the paper's mean ± 2 std. eps*: the smallest epsilon of "
-             f"{list(EPSILON_STAR_GRID)} at which the faithful DP-TOFW (Eq 3.2 noise, delta = 1/T) is in. "
-             f"The replicas ({NOT_PRIVATE_LABEL}; `dpbandit/optim/tofw_replica.py`) use the authors' constants: "
-             "615a971 = their code today (beta = 1, sampler norm index min(q-1, ln d - 1), +1/p shift); "
-             "302d221 = the commit at which their summarize_table.ipynb was run (in addition Gamma scale "
-             "2 sigma instead of 2 sigma^2, no kappa_q for p > 2, L0 = 4, no clipping, no lr scale in sigma).",
-             "", *fidelity_lines(table)]
-    (RESULTS / "table5_1.fidelity.md").write_text("\n".join(lines) + "\n")
-    return table
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="T in {1000, 2000}, d in {5, 10}, 3 seeds")
@@ -442,7 +345,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ofw-epsilons", type=float, nargs="+", default=None,
                         help="diagnostic: run only OFW at these epsilons (writes table5_1.diag.*)")
     parser.add_argument("--replica", action="store_true",
-                        help="run the replicas of the authors' code at epsilon = 1 (table5_1.replica.*, fidelity)")
+                        help="the replicas of the authors' code at epsilon = 1 (table5_1.replica.*, fidelity)")
     parser.add_argument("--epsilon-star", action="store_true",
                         help="faithful OFW on EPSILON_STAR_GRID (table5_1.epsstar.*, fidelity)")
     args = parser.parse_args(argv)
@@ -479,7 +382,7 @@ def main(argv: list[str] | None = None) -> None:
     best = summarise(runs)
     partial.unlink(missing_ok=True)
     RESULTS.mkdir(exist_ok=True)
-    runs.to_csv(RESULTS / f"table5_1{suffix}.runs.csv", index=False)
+    runs.to_csv(RESULTS / f"table5_1{suffix}.runs.csv", index=False, float_format="%.6g" if mode else None)
     best.to_csv(RESULTS / f"table5_1{suffix}.csv", index=False)
     command = "python " + " ".join(shlex.quote(a) for a in [f"sims/{Path(__file__).name}", *sys.argv[1:]])
     if mode and not args.quick:
