@@ -1,20 +1,23 @@
-"""Shared helpers of the speed benchmarks: machine description, interleaved timing, rounds from the envs.
+"""Shared helpers of the speed benchmarks: machine header, interleaved timing, window sizing, env rounds.
 
-Every benchmark times its variants in one process, interleaved (variant A, B, C, A, B, C, ...), for
-``reps`` repetitions, and reports medians and ratios. Timings are wall-clock on a shared machine:
-the load average is recorded next to every table.
+Every benchmark prints :func:`header` (machine, versions, load) above its tables, times its variants
+in one process, interleaved (variant A, B, C, A, B, C, ...), for ``reps`` repetitions, and reports
+the median and the best of each. A timed window is sized (:func:`rounds_for`) to last at least
+:data:`WINDOW` seconds, so that ratios are not at the mercy of the scheduler. Timings are
+wall-clock on a shared machine: the load average is printed next to every table.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import statistics
 import subprocess
 import time
 from collections.abc import Callable
-from importlib.metadata import version
-
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 
 # one BLAS thread: a per-core figure, comparable across agents (set before numpy loads BLAS)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -22,46 +25,88 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 Setup = Callable[[], Callable[[], object]]
 
+#: Minimum seconds of one timed window (issue 16: shorter windows gave floor ratios from 1.04 to 1.99).
+WINDOW = 0.5
+
 
 def load() -> str:
     """The 1/5/15-minute load averages."""
     return " / ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def _version(package: str) -> str:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"
+
+
 def machine() -> str:
-    """Markdown description: lscpu summary, core count, versions, BLAS threads."""
+    """Markdown description: lscpu summary, versions, BLAS threads."""
     keep = ("Model name", "CPU(s):", "Thread(s) per core", "L2 cache", "L3 cache", "Hypervisor vendor")
     try:
         lines = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout.splitlines()
         cpu = "; ".join(" ".join(line.split()) for line in lines if line.startswith(keep))
     except (OSError, subprocess.CalledProcessError):
         cpu = platform.processor()
-    versions = ", ".join(f"{p} {version(p)}" for p in ("numpy", "numba", "scipy", "mabwiser"))
+    versions = ", ".join(f"{p} {_version(p)}" for p in ("numpy", "numba", "scipy", "mabwiser"))
     return (
         f"- CPU (lscpu): {cpu}\n- Python {platform.python_version()}; {versions}\n"
         f"- OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']} (one BLAS thread)\n"
     )
 
 
-#: Which clock ``interleaved`` reports: "wall" (perf_counter) or "cpu" (process_time: the CPU time
-#: of this process, what a core gives us when other engineers' jobs share the machine).
+def header() -> str:
+    """What every benchmark prints above its tables: the machine, the versions and the load now."""
+    return f"{machine()}- load average (1 / 5 / 15 min) at the start: {load()}\n\n"
+
+
+#: The two clocks: wall (perf_counter, what you wait for) and CPU time of this process (process_time:
+#: what one core gives us when other jobs share the machine).
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
-def interleaved(variants: dict[str, Setup], reps: int) -> dict[str, dict[str, float]]:
-    """Median seconds of each variant per clock: ``setup()`` (untimed) returns the callable that is timed.
+@dataclass
+class Timing:
+    """Seconds of every repetition of one variant, per clock."""
 
-    Returns ``{"wall": {name: median}, "cpu": {name: median}}``.
-    """
-    times = {clock: {name: [] for name in variants} for clock in CLOCKS}
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+    def median(self, clock: str = "wall") -> float:
+        return statistics.median(getattr(self, clock))
+
+    def best(self, clock: str = "wall") -> float:
+        return min(getattr(self, clock))
+
+
+def interleaved(variants: dict[str, Setup], reps: int) -> dict[str, Timing]:
+    """Time each variant ``reps`` times, interleaved; ``setup()`` (untimed) returns the timed callable."""
+    times = {name: Timing() for name in variants}
     for _ in range(reps):
         for name, setup in variants.items():
             work = setup()
             wall, cpu = time.perf_counter(), time.process_time()
             work()
-            times["cpu"][name].append(time.process_time() - cpu)
-            times["wall"][name].append(time.perf_counter() - wall)
-    return {clock: {name: statistics.median(ts) for name, ts in by.items()} for clock, by in times.items()}
+            times[name].cpu.append(time.process_time() - cpu)
+            times[name].wall.append(time.perf_counter() - wall)
+    return times
+
+
+def rounds_for(run: Callable[[int], Callable[[], object]], pilot: int, seconds: float = WINDOW,
+               limit: int | None = None) -> int:
+    """Rounds for a window of at least ``seconds``: time ``run(pilot)()`` (after a warm-up call) and scale.
+
+    ``run(n)`` returns the callable playing ``n`` rounds (its setup untimed). 20% margin; at least
+    ``pilot``; at most ``limit``.
+    """
+    run(pilot)()  # compile, load caches
+    work = run(pilot)
+    start = time.perf_counter()
+    work()
+    rate = pilot / max(time.perf_counter() - start, 1e-9)
+    n = max(pilot, math.ceil(1.2 * seconds * rate))
+    return n if limit is None else min(n, limit)
 
 
 def rounds(d: int, K: int, n: int, seed: int = 0, horizon: int | None = None):
@@ -78,9 +123,9 @@ def rounds(d: int, K: int, n: int, seed: int = 0, horizon: int | None = None):
     return block.observations, block.rewards, block.expected_rewards
 
 
-def table(header: list[str], rows: list[list[object]]) -> str:
+def table(header_row: list[str], rows: list[list[object]]) -> str:
     """A markdown table."""
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out = ["| " + " | ".join(header_row) + " |", "|" + "---|" * len(header_row)]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(out) + "\n"
 

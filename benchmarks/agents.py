@@ -1,20 +1,25 @@
-"""Steps per second of every built-in agent, its random-number floor and its pure-numpy path.
+"""Steps per second of every built-in agent, against a random-number floor of its own and its numpy path.
 
-Usage: ``python benchmarks/agents.py [--reps 5] [--seconds 0.3]`` (prints a markdown report).
+Usage: ``python benchmarks/agents.py [--reps 5] [--seconds 0.5] [--grid 50,2 50,5 500,10 5000,10]
+[--agents dphdb dpucb-disjoint ...]`` (prints a markdown report).
 
-For each (d, K) in {(50, 2), (50, 5), (500, 10), (5000, 10)} and agent, on rounds of the Section 5.4
-environment of 004 (untimed), in steady state (DP-HDB's forced-sampling rounds are played untimed
-first), interleaved over ``reps`` repetitions, medians:
+For each (d, K) and agent, on rounds of the Section 5.4 environment of 004 (drawn untimed), in steady
+state (DP-HDB's forced-sampling rounds are played untimed first), every timed window lasting at least
+``--seconds``, interleaved over ``--reps`` repetitions, median and best:
 
-* ``fast``: ``agent.play_block(X, R)`` (compiled kernel where the agent has one);
+* ``fast``: ``agent.play_block(X, R)`` (the compiled kernel where the agent has one);
 * ``numpy``: ``agent.play_block(X, R, compiled=False)`` (the act/update loop);
-* ``floor``: drawing only the agent's per-round random numbers for the same rounds, with NumPy
-  (DP-HDB: K x 2d Laplace draws per round with the project's sampler ``dpbandit.privacy.noise.laplace``,
-  i.e. 2 standard exponentials each; DP-UCB: one (D+1) x (D+1) standard-normal matrix per round;
-  random: one integer), and for DP-HDB also the same Laplace draws from compiled code (the kernel's
-  own ``_lap1``).
+* ``floor``: a compiled loop that draws, inline and from a Generator, exactly the random numbers the
+  agent draws per round and does nothing else (DP-HDB: K x 2d Laplace numbers as ``E1 - E2``, i.e.
+  2 standard exponentials each; DP-UCB: its tree nodes' standard normals; random: one integer). For the
+  agents whose noise comes from one Generator the benchmark checks that the floor consumed exactly as
+  many numbers as the agent (both Generators end in the same state);
+* ``before``: for DP-HDB, the kernel as it was before the draws were inlined (commit 2e70a94, read
+  from git history), on the same rounds: speed-up and whether the actions are identical.
 
-Per-arm agents (shared LinUCB, OFUL, DP-UCB) see block features of dimension D = d K.
+Adding an agent (e.g. a new private agent): one entry in :data:`ENTRIES` under its registry name,
+saying how it sees the rounds (shared context or block features), what it draws per round (its
+floor), where that noise comes from, its constructor keywords and when it is too big to run.
 """
 
 from __future__ import annotations
@@ -22,124 +27,218 @@ from __future__ import annotations
 import _common  # noqa: F401  (first: one BLAS thread, set before numpy loads)
 
 import argparse
+import copy
 import functools
+import importlib.util
 import math
+import pathlib
+import subprocess
 import sys
-import time
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 
-from _common import fmt, interleaved, load, rounds, table  # noqa: I001  (sets BLAS threads first)
+from _common import WINDOW, fmt, header, interleaved, load, rounds, rounds_for, table  # noqa: I001
 from dpbandit.agents import agent_class
-from dpbandit.agents.kernels.hdb import _lap1
-from dpbandit.privacy.noise import laplace
 from envs.wrappers import block_features
 
-GRID = [(50, 2), (50, 5), (500, 10), (5000, 10)]
-AGENTS = ["random", "linucb", "greedy", "shared-linucb", "oful", "dphdb", "dpucb"]
 HORIZON = 10_000
-PER_ARM = {"shared-linucb", "oful", "dpucb"}
-MAX_BYTES = 2**30  # 1 GB of agent state: larger configurations are reported as infeasible
+MAX_BYTES = 2**30  # 1 GB of agent state: larger configurations are reported as not run
+GRID = [(50, 2), (50, 5), (500, 10), (5000, 10)]
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+class Draws(NamedTuple):
+    """Random numbers an agent draws per round: Laplace pairs (E1 - E2), standard normals, integers."""
+
+    laplace: int = 0
+    normals: int = 0
+    integers: int = 0
+
+
+@dataclass(frozen=True)
+class Entry:
+    """How to benchmark one registered agent (see the module docstring)."""
+
+    block_features: bool = False  # per-arm agent on the shared-context env: e_a kron x_t, D = dK
+    kernel: bool = False  # has a compiled play_block path (else fast == numpy)
+    draws: Callable[[int, int], Draws] | None = None  # per-round random numbers at (d, K): the floor
+    noise_rng: Callable[[Any], np.random.Generator] | None = None  # the Generator they come from
+    kwargs: Callable[[int, int], dict[str, Any]] = lambda d, K: {}
+    state_bytes: Callable[[int, int], float] = lambda d, K: 0.0
+    too_slow: Callable[[int, int], str | None] = lambda d, K: None
+    warmup: Callable[[Any], int] = lambda agent: 0  # rounds played untimed before the window
+    before: tuple[str, str] | None = None  # (commit, kernel module path) of the previous kernel
+
+
+def _dpucb_block_slow(d: int, K: int) -> str | None:
+    D = d * K
+    return f"a {D} x {D} Cholesky and {(D + 1) ** 2:,} normals per round" if D > 1000 else None
+
+
+ENTRIES: dict[str, Entry] = {
+    "random": Entry(draws=lambda d, K: Draws(integers=1)),
+    "linucb": Entry(kernel=True, state_bytes=lambda d, K: 8 * K * d * d),
+    "greedy": Entry(kernel=True, state_bytes=lambda d, K: 8 * K * d * d),
+    "shared-linucb": Entry(block_features=True, state_bytes=lambda d, K: 8 * (d * K) ** 2),
+    "oful": Entry(block_features=True, state_bytes=lambda d, K: 8 * (d * K) ** 2),
+    "dphdb": Entry(
+        kernel=True,
+        draws=lambda d, K: Draws(laplace=K * 2 * d),
+        noise_rng=lambda agent: agent.bank.rng,
+        warmup=lambda agent: agent.n_arms * agent.warmup,
+        before=("2e70a94", "dpbandit/agents/kernels/hdb.py"),
+    ),
+    "dpucb-block": Entry(
+        block_features=True,
+        draws=lambda d, K: Draws(normals=(d * K + 1) ** 2),
+        noise_rng=lambda agent: agent.tree.rng,
+        kwargs=lambda d, K: {"feature_bound": math.sqrt(d)},
+        state_bytes=lambda d, K: 8 * 3 * (d * K + 1) ** 2 * HORIZON.bit_length(),
+        too_slow=_dpucb_block_slow,
+    ),
+    "dpucb-disjoint": Entry(
+        kernel=True,
+        draws=lambda d, K: Draws(normals=K * d * (d + 3) // 2),
+        noise_rng=lambda agent: agent.tree_rng,
+        state_bytes=lambda d, K: 8 * K * (d * (d + 3) // 2 * (1 + HORIZON.bit_length()) + d * d),
+    ),
+}
 
 
 @numba.njit(cache=True)
-def _laplace_floor(rng: np.random.Generator, n: int) -> float:
+def draw_floor(rng: np.random.Generator, n: int, laplace: int, normals: int, integers: int, K: int) -> float:
+    """Draw ``n`` rounds' random numbers inline (nothing else); the sum keeps the draws alive."""
     s = 0.0
     for _ in range(n):
-        s += _lap1(rng)
+        for _ in range(laplace):
+            e1 = rng.standard_exponential()
+            e2 = rng.standard_exponential()
+            s += e1 - e2
+        for _ in range(normals):
+            s += rng.standard_normal()
+        for _ in range(integers):
+            s += rng.integers(0, K)
     return s
+
+
+def kernel_at(commit: str, path: str):
+    """The kernel module ``path`` as of ``commit`` (from this repository's git history), compiled fresh."""
+    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:{path}"], capture_output=True,
+                            text=True, check=True).stdout.replace("cache=True", "cache=False")
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="dpbandit-kernel-"))
+    file = folder / f"kernel_{commit}.py"
+    file.write_text(source)
+    spec = importlib.util.spec_from_file_location(f"kernel_{commit}", file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def infeasible(name: str, d: int, K: int) -> str | None:
     """Why (name, d, K) is not run, or None."""
-    D = d * K if name in PER_ARM else d
-    models = K if name in ("linucb", "greedy") else 1
-    if name in ("random", "dphdb"):
-        return None
-    if models * D * D * 8 > MAX_BYTES:
-        return f"{models} x {D} x {D} state > 1 GB"
-    if name == "dpucb" and D > 1000:
-        return f"a {D} x {D} Cholesky and {(D + 1) ** 2:,} normals per round (~seconds per round)"
-    return None
+    entry = ENTRIES[name]
+    if entry.state_bytes(d, K) > MAX_BYTES:
+        return f"state {entry.state_bytes(d, K) / 2**30:.1f} GB > 1 GB"
+    return entry.too_slow(d, K)
 
 
-def make(name: str, d: int, K: int, seed: int = 0):
-    cls = agent_class(name)
-    D = d * K if name in PER_ARM else d
-    return cls(n_arms=K, dim=D, rng=np.random.default_rng(seed), horizon=HORIZON)
+class Bench:
+    """One (agent, d, K): its rounds, its agent factory and the timed variants."""
 
+    def __init__(self, name: str, d: int, K: int) -> None:
+        self.name, self.d, self.K, self.entry = name, d, K, ENTRIES[name]
+        self.cls = agent_class(name)
+        self.horizon = HORIZON
+        self.skip = self.entry.warmup(self.make())
+        self.draw(64)
 
-def floor_work(name: str, d: int, K: int, n: int):
-    """The random numbers the agent draws per round, for n rounds (None: none per round)."""
-    rng = np.random.default_rng(1)
-    if name == "dphdb":
-        return lambda: laplace(rng, 1.0, (n, K, 2 * d))
-    if name == "dpucb":
-        D = d * K
+    def make(self):
+        D = self.d * self.K if self.entry.block_features else self.d
+        return self.cls(n_arms=self.K, dim=D, rng=np.random.default_rng(0), horizon=self.horizon,
+                        **self.entry.kwargs(self.d, self.K))
 
-        def draw() -> None:
-            for _ in range(n):
-                rng.standard_normal((D + 1, D + 1))
+    def draw(self, n: int) -> None:
+        """Rounds for the warm-up and a window of ``n``; the horizon grows to hold them (and DP-HDB's
+        warm-up, which grows with the horizon)."""
+        while self.skip + n > self.horizon:
+            self.horizon = self.skip + n
+            self.skip = self.entry.warmup(self.make())
+        X, self.R, _ = rounds(self.d, self.K, self.skip + n, horizon=self.horizon)
+        self.X = block_features(X / math.sqrt(self.d), self.K) if self.entry.block_features else X
 
-        return draw
-    if name == "random":
-        return lambda: [rng.integers(K) for _ in range(n)]
-    return None
+    def agent_after_warmup(self):
+        agent = self.make()
+        if self.skip:
+            agent.play_block(self.X[: self.skip], self.R[: self.skip])
+        return agent
 
-
-def measure(name: str, d: int, K: int, reps: int, seconds: float) -> dict[str, float]:
-    """Median steps/s of the fast path, the numpy path and the floor(s)."""
-    probe = make(name, d, K)
-    skip = probe.n_arms * probe.warmup if name == "dphdb" else 0
-    # pilot: estimate the per-round cost of each path on a few rounds to size n
-    X, R, _ = rounds(d, K, skip + 64, horizon=HORIZON)
-    obs = block_features(X / math.sqrt(d), K) if name in PER_ARM else X
-
-    def setup(compiled: bool, n: int, obs=obs, R=R):
-        agent = make(name, d, K)
-        if skip:
-            agent.play_block(obs[:skip], R[:skip])
-        if not hasattr(agent, "play_block"):
+    def play(self, compiled: bool, n: int, kernel=None) -> Callable[[], object]:
+        """Setup (untimed): a fresh agent after its warm-up; returns the window of ``n`` rounds."""
+        agent = self.agent_after_warmup()
+        window = slice(self.skip, self.skip + n)
+        if not hasattr(agent, "play_block"):  # e.g. the random agent: the act/update loop
             from dpbandit.agents.linear import play_loop
 
-            return lambda: play_loop(agent, obs[skip : skip + n], R[skip : skip + n])
-        return lambda: agent.play_block(obs[skip : skip + n], R[skip : skip + n], compiled=compiled)
+            return lambda: play_loop(agent, self.X[window], self.R[window])
+        if kernel is None:
+            return lambda: agent.play_block(self.X[window], self.R[window], compiled=compiled)
+        import dpbandit.agents.kernels.hdb as hdb
 
-    n_of = {}
-    for compiled in (True, False):
-        pilot = setup(compiled, 8)
-        pilot()  # compile / warm caches
-        pilot = setup(compiled, 32 if name != "dpucb" else 8)
-        start = time.perf_counter()
-        pilot()
-        rate = (32 if name != "dpucb" else 8) / (time.perf_counter() - start)
-        n_of[compiled] = int(min(HORIZON - skip, max(8, rate * seconds)))
-    n_max = max(n_of.values())
-    X, R, _ = rounds(d, K, skip + n_max, horizon=HORIZON)
-    obs = block_features(X / math.sqrt(d), K) if name in PER_ARM and n_max * K * d * K < 2**27 else None
-    if name in PER_ARM and obs is None:
-        raise MemoryError("block features too large")
-    if obs is None:
-        obs = X
-    variants = {
-        "fast": functools.partial(setup, True, n_of[True], obs, R),
-        "numpy": functools.partial(setup, False, n_of[False], obs, R),
-    }
-    n_floor = n_of[True]
-    if floor_work(name, d, K, 1) is not None:
-        variants["floor"] = lambda: floor_work(name, d, K, n_floor)
-    if name == "dphdb":
-        rng = np.random.default_rng(2)
-        _laplace_floor(rng, 10)
-        variants["floor_compiled"] = lambda: functools.partial(_laplace_floor, rng, n_floor * K * 2 * d)
-    secs = interleaved(variants, reps)
-    rate = {
-        clock: {k: (n_of[True] if k != "numpy" else n_of[False]) / v for k, v in by.items()}
-        for clock, by in secs.items()
-    }
-    rate["n_fast"], rate["n_numpy"] = n_of[True], n_of[False]
-    return rate
+        def previous_kernel() -> np.ndarray:
+            current, hdb.play = hdb.play, kernel.play
+            try:
+                return agent.play_block(self.X[window], self.R[window])
+            finally:
+                hdb.play = current
+
+        return previous_kernel
+
+    def floor(self, n: int) -> Callable[[], object]:
+        draws = self.entry.draws(self.d, self.K)
+        rng = np.random.default_rng(1)
+        return functools.partial(draw_floor, rng, n, *draws, self.K)
+
+    def floor_counts_match(self, n: int) -> bool:
+        """Does the floor consume as many numbers as the agent over ``n`` rounds (Generator states equal)?"""
+        agent = self.agent_after_warmup()
+        rng = self.entry.noise_rng(agent)
+        twin = copy.deepcopy(rng)
+        agent.play_block(self.X[self.skip : self.skip + n], self.R[self.skip : self.skip + n])
+        draw_floor(twin, n, *self.entry.draws(self.d, self.K), self.K)
+        return bool(rng.random() == twin.random())
+
+
+def measure(name: str, d: int, K: int, reps: int, seconds: float, previous: dict[str, Any]) -> dict[str, Any]:
+    """Median and best steps/s of each variant, rounds per window, and the checks."""
+    bench = Bench(name, d, K)
+    entry = bench.entry
+    pilot = 8 if name.startswith("dpucb") or d * K >= 5000 else 64
+    makers: dict[str, Callable[[int], Callable[[], object]]] = {"fast": functools.partial(bench.play, True)}
+    if entry.kernel:
+        makers["numpy"] = functools.partial(bench.play, False)
+    if entry.draws is not None:
+        makers["floor"] = bench.floor
+    if entry.before is not None:
+        if entry.before not in previous:
+            previous[entry.before] = kernel_at(*entry.before)
+        makers["before"] = functools.partial(bench.play, True, kernel=previous[entry.before])
+    n = {key: rounds_for(make, pilot, seconds) for key, make in makers.items()}
+    bench.draw(max(n.values()))
+    secs = interleaved({key: functools.partial(makers[key], n[key]) for key in makers}, reps)
+    out: dict[str, Any] = {"n": n, "rate": {k: {s: n[k] / getattr(t, s)("wall") for s in ("median", "best")}
+                                             for k, t in secs.items()},
+                           "cpu": {k: n[k] / t.median("cpu") for k, t in secs.items()}}
+    if entry.noise_rng is not None:
+        out["floor_count"] = bench.floor_counts_match(min(n["fast"], 2000))
+    if "before" in makers:
+        window = min(n["fast"], n["before"])
+        out["same_actions"] = bool(np.array_equal(bench.play(True, window)(), makers["before"](window)()))
+    return out
 
 
 def dphdb_full_runs(reps: int) -> str:
@@ -165,59 +264,108 @@ def dphdb_full_runs(reps: int) -> str:
         return work
 
     secs = interleaved({"block": lambda: setup(True), "steps": lambda: setup(False)}, reps)
-    wall, cpu = secs["wall"], secs["cpu"]
-    rows = [[k, fmt(HORIZON / wall[k]), fmt(HORIZON / cpu[k]), f"{wall[k]:.3f}"] for k in wall]
+    rows = [[k, fmt(HORIZON / t.median()), fmt(HORIZON / t.best()), fmt(HORIZON / t.median("cpu")),
+             f"{t.median():.3f}"] for k, t in secs.items()]
+    ratio = secs["steps"].median() / secs["block"].median()
     return (
         f"Harness `run_one` on `dpbandit/HDBSection54-v0` (d=50, K=5, T=10,000, epsilon=1, t0=120), "
-        f"env and warm-up included, median of {reps} (load {load()}):\n\n"
-        + table(["path", "steps/s (wall)", "steps/s (CPU time)", "seconds (wall)"], rows)
-        + f"\nratio block/step path: {wall['steps'] / wall['block']:.1f}x (wall)\n"
+        f"env and warm-up included, {reps} interleaved repetitions (load {load()}):\n\n"
+        + table(["path", "steps/s (wall, median)", "best", "steps/s (CPU, median)", "seconds (wall)"], rows)
+        + f"\nratio block/step path: {ratio:.1f}x (wall, medians)\n"
     )
 
 
-def main(reps: int = 5, seconds: float = 0.3) -> str:
-    out = [f"Load average before: {load()}. Steps/s: wall-clock median (CPU-time median in brackets).\n\n"]
-    rows = []
-    for d, K in GRID:
-        for name in AGENTS:
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}" if a == a and b == b else "-"
+
+
+def main(reps: int = 5, seconds: float = WINDOW, grid=GRID, names=None) -> str:
+    names = list(ENTRIES) if not names else names
+    out = [header(), f"Every window >= {seconds} s; {reps} interleaved repetitions; steps/s = rounds / wall "
+           "seconds, median (best) over the repetitions, CPU-time median in brackets where shown.\n\n"]
+    rows, before_rows, results = [], [], {}
+    previous: dict[str, Any] = {}
+    for d, K in grid:
+        for name in names:
             why = infeasible(name, d, K)
             if why:
-                rows.append([f"({d}, {K})", name, "not run: " + why, "-", "-", "-", "-", "-"])
+                rows.append([f"({d}, {K})", name, "not run: " + why] + ["-"] * 6)
                 continue
-            r = measure(name, d, K, reps, seconds)
-            w, c = r["wall"], r["cpu"]
-            same = name in ("random", "shared-linucb", "oful", "dpucb")
-            floor = w.get("floor", math.nan)
-            fc = w.get("floor_compiled", math.nan)
-            ratio = "-" if floor != floor else f"{floor / w['fast']:.2f} (CPU {c['floor'] / c['fast']:.2f})"
-            if fc == fc:
-                ratio += f"; compiled floor: {fc / w['fast']:.2f} (CPU {c['floor_compiled'] / c['fast']:.2f})"
+            r = results[(name, d, K)] = measure(name, d, K, reps, seconds, previous)
+            rate, n = r["rate"], r["n"]
+            fast, numpy_, floor = rate["fast"], rate.get("numpy"), rate.get("floor")
             rows.append([
-                f"({d}, {K})",
-                name,
-                f"{fmt(w['fast'])} ({fmt(c['fast'])})",
-                "same path" if same else f"{fmt(w['numpy'])} ({fmt(c['numpy'])})",
-                "1" if same else f"{w['fast'] / w['numpy']:.1f}",
-                fmt(floor) + ("" if fc != fc else f" (compiled: {fmt(fc)})"),
-                ratio,
-                f"{r['n_fast']:,} / {r['n_numpy']:,}",
+                f"({d}, {K})", name,
+                f"{fmt(fast['median'])} ({fmt(fast['best'])}) [CPU {fmt(r['cpu']['fast'])}]",
+                "same path" if numpy_ is None else f"{fmt(numpy_['median'])} ({fmt(numpy_['best'])})",
+                "1" if numpy_ is None else f"{fast['median'] / numpy_['median']:.1f}",
+                "-" if floor is None else f"{fmt(floor['median'])} ({fmt(floor['best'])})",
+                "-" if floor is None else f"{_ratio(floor['median'], fast['median'])} "
+                f"({_ratio(floor['best'], fast['best'])}) [CPU {_ratio(r['cpu']['floor'], r['cpu']['fast'])}]",
+                {True: "yes", False: "NO", None: "-"}[r.get("floor_count")],
+                " / ".join(f"{k} {v:,}" for k, v in n.items()),
             ])
+            if "before" in rate:
+                b = rate["before"]
+                before_rows.append([f"({d}, {K})", name, f"{fmt(b['median'])} ({fmt(b['best'])})",
+                                    f"{fmt(fast['median'])} ({fmt(fast['best'])})",
+                                    f"{fast['median'] / b['median']:.2f} ({fast['best'] / b['best']:.2f}) "
+                                    f"[CPU {r['cpu']['fast'] / r['cpu']['before']:.2f}]",
+                                    "yes" if r["same_actions"] else "NO"])
             print(rows[-1], file=sys.stderr, flush=True)
-    out.append(
-        table(
-            ["(d, K)", "agent", "steps/s wall (CPU)", "numpy path steps/s wall (CPU)", "fast/numpy",
-             "floor steps/s (wall)", "agent time / floor time", "rounds timed (fast / numpy)"],
-            rows,
-        )
-    )
-    out.append(f"\nLoad average after: {load()}\n\n")
-    out.append(dphdb_full_runs(max(3, reps // 2)))
+    out.append(table(
+        ["(d, K)", "agent", "steps/s: median (best)", "numpy path steps/s", "fast/numpy", "floor steps/s",
+         "agent time / floor time: median (best)", "floor draws the agent's count", "rounds per window"],
+        rows))
+    out.append(f"\nLoad average after the table: {load()}\n\n")
+    if before_rows:
+        out.append("DP-HDB kernel now vs before (commit 2e70a94, `_lap1` called per draw), same rounds, "
+                   "interleaved with the rows above:\n\n")
+        out.append(table(["(d, K)", "agent", "before: steps/s median (best)", "now",
+                          "speed-up: median (best) [CPU-time medians]", "actions identical"], before_rows))
+        out.append("\n")
+    out.append(dpucb_summary(results, grid))
+    if "dphdb" in names:
+        out.append(dphdb_full_runs(max(3, reps // 2)))
     return "".join(out)
+
+
+def dpucb_summary(results: dict, grid) -> str:
+    """DP-UCB on the shared-context model: the per-arm trees against the block-feature variant."""
+    rows = []
+    for d, K in grid:
+        disjoint, block = results.get(("dpucb-disjoint", d, K)), results.get(("dpucb-block", d, K))
+        if disjoint is None:
+            continue
+        new = disjoint["rate"]["fast"]
+        if block is None:
+            rows.append([f"({d}, {K})", "not run", f"{fmt(new['median'])} ({fmt(new['best'])})", "-"])
+            continue
+        old = block["rate"]["fast"]
+        cpu = disjoint["cpu"]["fast"] / block["cpu"]["fast"]
+        rows.append([f"({d}, {K})", f"{fmt(old['median'])} ({fmt(old['best'])})",
+                     f"{fmt(new['median'])} ({fmt(new['best'])})",
+                     f"{new['median'] / old['median']:.1f} ({new['best'] / old['best']:.1f}) [CPU {cpu:.1f}]"])
+    if not rows:
+        return ""
+    return ("DP-UCB on the shared-context model (rows above): `dpucb-disjoint` (one tree and one d x d "
+            "factor per arm) against `dpucb-block` (today's DP-UCB on this model: block features, one "
+            "(dK+1)^2 tree, one dK x dK factor):\n\n"
+            + table(["(d, K)", "dpucb-block steps/s: median (best)", "dpucb-disjoint",
+                     "speed-up: median (best) [CPU-time medians]"],
+                    rows) + "\n")
+
+
+def _pair(text: str) -> tuple[int, int]:
+    d, K = text.split(",")
+    return int(d), int(K)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--seconds", type=float, default=0.3, help="target seconds per timing")
+    parser.add_argument("--seconds", type=float, default=WINDOW, help="minimum seconds per timed window")
+    parser.add_argument("--grid", type=_pair, nargs="+", default=GRID, help="(d, K) pairs as d,K")
+    parser.add_argument("--agents", nargs="+", choices=list(ENTRIES), default=None)
     args = parser.parse_args()
-    print(main(args.reps, args.seconds))
+    print(main(args.reps, args.seconds, args.grid, args.agents))

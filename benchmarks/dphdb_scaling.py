@@ -17,7 +17,7 @@ import argparse
 
 import numpy as np
 
-from _common import fmt, interleaved, load, rounds, table  # noqa: I001  (sets BLAS threads first)
+from _common import fmt, header, interleaved, load, rounds, table  # noqa: I001  (sets BLAS threads first)
 from dpbandit.agents.dphdb import DPHDB
 
 CONFIGS = [(d, 5, 4000) for d in (20, 63, 200, 632, 2000)]
@@ -34,7 +34,8 @@ def main(reps: int = 3) -> str:
         return lambda: agent.play_block(X, R)
 
     setup(CONFIGS[0])()  # load the compiled kernel
-    secs = interleaved({cfg: (lambda cfg=cfg: setup(cfg)) for cfg in CONFIGS}, reps)
+    timings = interleaved({cfg: (lambda cfg=cfg: setup(cfg)) for cfg in CONFIGS}, reps)
+    secs = {clock: {cfg: t.median(clock) for cfg, t in timings.items()} for clock in ("wall", "cpu")}
     out = []
     for clock in ("wall", "cpu"):
         x = np.array([np.log(d * K * T) for d, K, T in CONFIGS])
@@ -55,7 +56,8 @@ def main(reps: int = 3) -> str:
         for clock, a, b in out
     )
     return (
-        f"DP-HDB compiled path, warm-up t0=10, median of {reps} interleaved runs (load {load()}):\n\n"
+        header()
+        + f"DP-HDB compiled path, warm-up t0=10, median of {reps} interleaved runs (load {load()}):\n\n"
         + table(["d", "K", "T", "d K T", "seconds (wall)", "seconds (CPU)", "steps/s (wall)"], rows)
         + "\nFitted exponent b in time ~ (d K T)^b:\n\n" + fits + "\n"
     )

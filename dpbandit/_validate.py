@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "available_memory",
     "finite",
+    "finite_array",
+    "fits_in_memory",
     "integer",
     "nonnegative",
     "norm_index",
@@ -130,3 +134,47 @@ def rng(**kwargs: Any) -> np.random.Generator:
             f"got {type(value).__name__}."
         )
     return value
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux ``MemAvailable``), ``None`` if unknown."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def fits_in_memory(nbytes: float, *, because: str) -> None:
+    """Raise ``ValueError`` before any work starts if ``nbytes`` exceed the available memory.
+
+    ``because`` names the parameters that set the size, e.g. ``"dim=1000000000 x n_arms=5"``.
+    """
+    available = available_memory()
+    if available is not None and nbytes > available:
+        gib = 2.0**30
+        raise ValueError(
+            f"Expected {because} to fit in memory: they need about {nbytes / gib:,.1f} GiB, "
+            f"but only {available / gib:,.1f} GiB are available; reduce them."
+        )
+
+
+def finite_array(*, shape: tuple[int, ...] | None = None, **kwargs: Any) -> np.ndarray:
+    """Return the value as a float64 array; raise unless it has ``shape`` (if given) and is all finite."""
+    name, value = _single(kwargs)
+    array = np.asarray(value, dtype=float)
+    if shape is not None and array.shape != tuple(shape):
+        raise ValueError(f"Expected {name} of shape {tuple(shape)}, got {array.shape}.")
+    if not np.all(np.isfinite(array)):
+        bad = np.flatnonzero(~np.isfinite(array.ravel()))
+        raise ValueError(
+            f"Expected {name} to be finite, got {array.ravel()[bad[0]]} at flat index {bad[0]} "
+            f"({bad.size} non-finite entries)."
+        )
+    return array

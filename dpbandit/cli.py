@@ -2,73 +2,155 @@
 
 ``dpbandit`` with no arguments runs the default comparison (``dpbandit run`` with its defaults):
 a small private-vs-non-private regret comparison that prints a regret table and writes results and a
-plot under ``out/``. ``dpbandit run --help`` lists the options. ``dpbandit sweep CONFIG`` runs a
+plot under ``out/default``. The ``run`` options also work without the word ``run``
+(``dpbandit --horizon 100`` is ``dpbandit run --horizon 100``). ``dpbandit sweep CONFIG`` runs a
 resumable grid (docs/sweeps.md) and ``dpbandit report DIR`` turns its store into tables and plots.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
-import functools
+import math
 import sys
+import tempfile
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 DEFAULT_ENV = "dpbandit/HDBSection54-v0"
-DEFAULT_AGENTS = "dphdb,dpucb,linucb,random"
+#: The agents of the default job: a batched private agent that learns at epsilon = 1 (docs/batched_agents.md),
+#: the faithful DP-HDB, LinUCB (not private) and random (:data:`DEFAULT_NOTE` says what to look at).
+DEFAULT_AGENTS = "batched-screening,dphdb,linucb,random"
 DEFAULT_HORIZON = 10_000
-DEFAULT_SEEDS = 4
+DEFAULT_SEEDS = 8
+#: Worker processes [Fill]: starting one costs 3-5 s (imports, loading the compiled kernels), more than
+#: the default job's runs take (0.1-0.5 s each), so the default plays in this process.
+DEFAULT_JOBS = 1
+#: What the default job's reader should look at (printed after its table).
+DEFAULT_NOTE = (
+    "Look at ratio_to_random: below 1, with its CI below 1, means an agent learns. At epsilon = 1 the batched "
+    "private agent (each user in one release) learns (ratio ~0.24); faithful DP-HDB (a release per round) is "
+    "expected to play like random (ratio ~1): its selection noise at t = 10^4 is ~170x the vertex-score gap, and "
+    "it crosses below random only after ~2 x 10^5 rounds. LinUCB (not private) shows what the data allow. "
+    "Guides: docs/batched_agents.md, docs/private_agents.md."
+)
+#: The line printed after any other comparison.
+NOTE = "Look at ratio_to_random: below 1, with its CI below 1, means an agent learns (paired by seed)."
+
+EXAMPLES = """examples (times on 2 cores):
+  dpbandit                                 # the default comparison (10-30 s)
+  dpbandit --horizon 2000 --seeds 4        # run options work without the word `run` (5-10 s)
+  dpbandit run --agents linucb,greedy,random --env dpbandit/LinearBandit-v0 --horizon 5000   # about 10 s
+  dpbandit run --agents dphdb,random --agent linucb:alpha=0.5,regularization=2 --epsilon 0.5  # 10-20 s
+  dpbandit sweep examples/sweep_small.toml # a resumable grid, about a minute (docs/sweeps.md)
+"""
 
 
-def _literal(text: str) -> Any:
+def _check_out_dir(out: Path) -> Path:
+    """Create ``out`` (a writable folder) or raise naming ``--out``, before any work starts."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"Expected --out to be a folder, got the file {str(out)!r}.")
     try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
-
-
-def parse_assignments(items: Sequence[str], what: str) -> dict[str, Any]:
-    """Parse ``["a=1", "b=x"]`` into ``{"a": 1, "b": "x"}`` (values as Python literals when possible)."""
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"Expected {what} entries of the form key=value, got {item!r}.")
-        out[key.strip()] = _literal(value.strip())
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as err:
+        raise ValueError(
+            f"Expected --out={str(out)!r} to be a writable folder: {err.strerror or err}."
+        ) from None
+    for name in ("results.parquet", "final_regret.csv", "regret.png"):
+        if (out / name).is_dir():
+            raise ValueError(f"Expected --out={str(out)!r}/{name} to be a file name, but it is a folder.")
     return out
 
 
-def parse_agent(spec: str, common: dict[str, Any] | None = None) -> tuple[str, Any]:
-    """Parse ``"name"`` or ``"name:key=value,key=value"`` into ``(display_name, factory)``.
+def _agent_specs(args: argparse.Namespace) -> list[str]:
+    from dpbandit.agents.specs import split_agent_list
 
-    ``common`` keyword arguments (e.g. ``epsilon``) go only to agents whose constructor accepts them.
-    """
-    import inspect
+    specs = split_agent_list(args.agents) if args.agents is not None else []
+    specs += [spec.strip() for spec in args.agent]
+    return specs or split_agent_list(DEFAULT_AGENTS)
 
-    from dpbandit.agents import agent_class
 
-    name, _, rest = spec.strip().partition(":")
-    cls = agent_class(name)
-    accepted = inspect.signature(cls.__init__).parameters
-    kwargs = {k: v for k, v in (common or {}).items() if k in accepted}
-    kwargs.update(parse_assignments([p for p in rest.split(",") if p], f"agent {name!r} option"))
-    unknown = [k for k in kwargs if k not in accepted]
-    if unknown:
-        raise ValueError(f"Unknown option(s) {unknown} for agent {name!r}.")
-    display = spec.strip() if rest else name
-    return display, functools.partial(cls, **kwargs) if kwargs else cls
+def _budget_reaches_no_agent(common: dict[str, Any], factories: dict[str, Any]) -> list[str]:
+    """The ``--epsilon`` / ``--delta`` options that no listed agent takes."""
+    from dpbandit.agents.specs import accepted_options
+
+    unused = []
+    for option in common:
+        taken = [
+            name
+            for name, factory in factories.items()
+            if option in getattr(factory, "keywords", {})
+            or accepted_options(getattr(factory, "func", factory)) is None
+        ]
+        if not taken:
+            unused.append(option)
+    return unused
+
+
+def _registered_taking(option: str) -> list[str]:
+    """Registered agent names whose constructor takes ``option``."""
+    from dpbandit.agents import AGENTS, agent_class
+    from dpbandit.agents.specs import accepted_options
+
+    accepted = {name: accepted_options(agent_class(name)) for name in AGENTS}
+    return [name for name, options in accepted.items() if options is None or option in options]
+
+
+def _epsilon_label(df: Any) -> str:
+    claimed = sorted({float(e) for e in df["claimed_epsilon"].dropna()})
+    if not claimed:
+        return "no private agent"
+    return "epsilon=" + "/".join(f"{e:g}" for e in claimed)
+
+
+def _printable(table: Any) -> Any:
+    """The regret table as printed: means with their 95% CIs in brackets (the CSV keeps every column)."""
+    import pandas as pd
+
+    def interval(low: Any, high: Any, digits: int) -> list[str]:
+        return [
+            "-" if pd.isna(lo) else f"[{lo:.{digits}f}, {hi:.{digits}f}]"
+            for lo, hi in zip(low, high, strict=True)
+        ]
+
+    shown = {"agent": table["agent"], "final_regret_mean": table["final_regret_mean"].round(1)}
+    shown["ci95"] = interval(table["ci95_low"], table["ci95_high"], 1)
+    if "ratio_to_random" in table:
+        shown["ratio_to_random"] = table["ratio_to_random"].round(3)
+        low, high = table["ratio_to_random_ci95_low"], table["ratio_to_random_ci95_high"]
+        shown["ratio_ci95"] = interval(low, high, 3)
+    for name, column in (("seeds", "seeds"), ("T", "horizon"), ("wall_time_s", "wall_time_s")):
+        shown[name] = table[column].round(3) if column == "wall_time_s" else table[column]
+    shown["epsilon_accountant"] = table["epsilon"].round(3)
+    shown["epsilon_claimed"] = table["claimed_epsilon"]
+    return pd.DataFrame(shown).astype(object).fillna("-")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from dpbandit.harness import final_regret_table, plot_regret, run
+    from dpbandit.agents.specs import parse_agent, parse_assignments, split_agent_list
 
     common = {k: v for k, v in {"epsilon": args.epsilon, "delta": args.delta}.items() if v is not None}
-    agents = dict(parse_agent(spec, common) for spec in args.agents.split(",") if spec.strip())
+    specs = _agent_specs(args)
+    agents = dict(parse_agent(spec, common) for spec in specs)
+    if len(agents) < len(specs):
+        raise ValueError(f"Expected distinct agents, got repeated specs in {specs}.")
+    for option in _budget_reaches_no_agent(common, agents):
+        takers = ", ".join(_registered_taking(option))
+        print(
+            f"dpbandit: warning: --{option} reaches no agent: none of {', '.join(agents)} takes {option} "
+            f"(agents that do: {takers}).",
+            file=sys.stderr,
+        )
     env_kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
+    out = _check_out_dir(Path(args.out))
+
+    from dpbandit.harness import final_regret_table, plot_regret, run
+    from dpbandit.harness.run import make_env
+
+    core = make_env(args.env, args.horizon, env_kwargs).unwrapped  # its errors name env_id / kwargs
     df = run(
         args.env,
         agents,
@@ -79,16 +161,24 @@ def _cmd_run(args: argparse.Namespace) -> int:
         n_jobs=args.jobs,
         progress=False if args.no_progress else None,
     )
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    import pandas as pd
+
     df.to_parquet(out / "results.parquet", index=False)
     table = final_regret_table(df)
     table.to_csv(out / "final_regret.csv", index=False)
-    plot = plot_regret(df, out / "regret.png", title=f"{args.env}: mean cumulative regret, 95% CI")
-    with pd.option_context("display.width", 160, "display.max_columns", 20, "display.precision", 3):
-        shown = table.rename(columns={"epsilon": "epsilon_accountant", "claimed_epsilon": "epsilon_claimed"})
-        print(shown.to_string(index=False))
-    print(f"\nwrote {out / 'results.parquet'}, {out / 'final_regret.csv'} and {plot}")
+    title = (
+        f"{args.env}: d={core.dim}, K={core.n_arms}, T={core.horizon:,}, {_epsilon_label(df)}, "
+        f"{args.seeds} seeds\nmean cumulative regret, 95% CI"
+    )
+    plot = plot_regret(df, out / "regret.png", title=title)
+    with pd.option_context("display.width", 200, "display.max_columns", 30):
+        print(_printable(table).to_string(index=False))
+    is_default = specs == split_agent_list(DEFAULT_AGENTS) and (args.env, args.horizon) == (
+        DEFAULT_ENV,
+        DEFAULT_HORIZON,
+    )
+    print("\n" + (DEFAULT_NOTE if is_default else NOTE))
+    print(f"wrote {out / 'results.parquet'}, {out / 'final_regret.csv'} and {plot}")
     return 0
 
 
@@ -119,6 +209,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from dpbandit.sweep import Store
     from dpbandit.sweep.report import report
 
@@ -128,32 +220,78 @@ def _cmd_report(args: argparse.Namespace) -> int:
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 3):
         print(table.drop(columns=["claimed_epsilon", "ci95_low", "ci95_high"]).to_string(index=False))
     total, done, failed = len(store.manifest["cells"]), len(store.finished()), len(store.failures())
-    print(f"\n{done} of {total} cells finished, {failed} failed; wrote " + ", ".join(map(str, paths.values())))
+    print(
+        f"\n{done} of {total} cells finished, {failed} failed; wrote " + ", ".join(map(str, paths.values()))
+    )
     return 0
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+    return value
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--env", default=DEFAULT_ENV, help=f"registered env id (default {DEFAULT_ENV})")
+    p.add_argument(
+        "--agents",
+        default=None,
+        metavar="LIST",
+        help=f"comma-separated agents (default {DEFAULT_AGENTS}); known: see dpbandit.agents.AGENTS "
+        "(random, linucb, dphdb, batched-screening, ...). Options may follow a name: 'linucb:alpha=0.5,regularization=2' "
+        "(an item with '=' belongs to the agent before it)",
+    )
+    p.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="NAME:KEY=VALUE,...",
+        help="one agent with options, e.g. --agent linucb:alpha=0.5,regularization=2 (repeatable; "
+        "added to --agents)",
+    )
+    p.add_argument(
+        "--horizon", type=int, default=DEFAULT_HORIZON, help=f"rounds T (default {DEFAULT_HORIZON:,})"
+    )
+    p.add_argument(
+        "--seeds", type=int, default=DEFAULT_SEEDS, help=f"number of seeds (default {DEFAULT_SEEDS})"
+    )
+    p.add_argument("--root-seed", type=int, default=0, help="root seed (same root -> same numbers)")
+    p.add_argument(
+        "--epsilon", type=_positive_float, default=None, help="privacy budget of the private agents"
+    )
+    p.add_argument("--delta", type=float, default=None, help="delta of the private agents (default 1/T)")
+    p.add_argument(
+        "--env-kwarg", action="append", default=[], metavar="KEY=VALUE", help="env option (repeatable)"
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=DEFAULT_JOBS,
+        help=f"worker processes (default {DEFAULT_JOBS}; 2 pays off once each run takes more than a few seconds)",
+    )
+    p.add_argument("--out", default="out/default", help="output folder (default out/default)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
+    p.set_defaults(handler=_cmd_run)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``dpbandit`` command."""
-    parser = argparse.ArgumentParser(prog="dpbandit", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command")
-    p = sub.add_parser("run", help="run agents x env x seeds; print a regret table; write results + plot")
-    p.add_argument("--env", default=DEFAULT_ENV, help=f"registered env id (default {DEFAULT_ENV})")
-    p.add_argument(
-        "--agents",
-        default=DEFAULT_AGENTS,
-        help="comma-separated agent names, each optionally name:key=value,... "
-        f"(default {DEFAULT_AGENTS}); known: see dpbandit.agents.AGENTS",
+    parser = argparse.ArgumentParser(
+        prog="dpbandit",
+        description=textwrap.fill(__doc__.split("\n\n")[1].replace("``", "`"), 88),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--horizon", type=int, default=DEFAULT_HORIZON, help="rounds T")
-    p.add_argument("--seeds", type=int, default=DEFAULT_SEEDS, help="number of seeds")
-    p.add_argument("--root-seed", type=int, default=0, help="root seed (same root -> same numbers)")
-    p.add_argument("--epsilon", type=float, default=None, help="privacy budget for private agents")
-    p.add_argument("--delta", type=float, default=None, help="delta for private agents (default 1/T)")
-    p.add_argument("--env-kwarg", action="append", default=[], metavar="KEY=VALUE", help="env option")
-    p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    p.add_argument("--out", default="out/default", help="output directory")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    p.set_defaults(handler=_cmd_run)
+    sub = parser.add_subparsers(dest="command")
+    p = sub.add_parser(
+        "run",
+        help="run agents x env x seeds; print a regret table; write results + plot (the default command)",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_run_options(p)
 
     p = sub.add_parser("sweep", help="run (or resume) a grid from a TOML / YAML config into a store")
     p.add_argument("config", help="sweep config (.toml, .yaml or .yml); see docs/sweeps.md")
@@ -165,12 +303,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="where cells run (default: the config's, else local processes)",
     )
     p.add_argument("--workers", type=int, default=None, help="local worker processes (default: every core)")
-    p.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786 (implies dask)")
+    p.add_argument(
+        "--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786 (implies dask)"
+    )
     p.add_argument("--dry-run", action="store_true", help="validate the config and print the cell count")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(handler=_cmd_sweep)
 
-    p = sub.add_parser("report", help="tables (mean, std, 95%% CI of final regret) and plots of a sweep store")
+    p = sub.add_parser(
+        "report", help="tables (mean, std, 95%% CI of final regret) and plots of a sweep store"
+    )
     p.add_argument("store", help="sweep store directory")
     p.add_argument("--out", default=None, help="output directory (default STORE/report)")
     p.set_defaults(handler=_cmd_report)
@@ -181,7 +323,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dpbandit`` console script."""
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = parser.parse_args(argv or ["run"])
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+        argv = ["run", *argv]  # `dpbandit [run options]` is `dpbandit run [run options]`
+    args = parser.parse_args(argv)
     try:
         return args.handler(args)
     except (ValueError, TypeError) as err:

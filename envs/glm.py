@@ -100,6 +100,10 @@ class GLMBanditEnv(_ProblemAttributes, gym.Env):
     contexts, reward noise), so an extra draw in one never shifts another. ``reset(seed=None)``
     after a seeded reset starts a new, reproducible episode with a fresh parameter draw.
 
+    ## Rendering
+    ``render_mode=None`` (default) or ``"ansi"``: :meth:`render` then returns the last round played
+    (arm, reward, regret) and the context and expected rewards of the next one, as text.
+
     ## Block access
     ``draw_rounds(m)`` returns the next m rounds (starting with the current one) as a
     :class:`envs.rounds.RoundBlock`, bit-identical to stepping; they count as played.
@@ -109,6 +113,7 @@ class GLMBanditEnv(_ProblemAttributes, gym.Env):
         n_arms, dim, horizon, **options: see :class:`envs.problem.GLMProblem`.
         chunk_rounds: rounds drawn per internal chunk (``None``: fit a 8 MiB budget, at most
             1024). Changes memory and speed only, never the numbers.
+        render_mode: ``None`` or ``"ansi"`` (see Rendering).
 
     Example:
         >>> env = GLMBanditEnv(3, 4, 10, noise_std=0.1)
@@ -120,15 +125,28 @@ class GLMBanditEnv(_ProblemAttributes, gym.Env):
         (0.0, False, False)
     """
 
-    metadata: dict[str, Any] = {"render_modes": []}
+    #: ``"ansi"``: :meth:`render` returns the round as text [O] Gymnasium's render API;
+    #: ``render_fps`` [Fill] is only read by recording / human-rendering wrappers.
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(
-        self, n_arms: int, dim: int, horizon: int, *, chunk_rounds: int | None = None, **options: Any
+        self,
+        n_arms: int,
+        dim: int,
+        horizon: int,
+        *,
+        chunk_rounds: int | None = None,
+        render_mode: str | None = None,
+        **options: Any,
     ) -> None:
+        if render_mode is not None:
+            _validate.one_of(self.metadata["render_modes"], render_mode=render_mode)
+        self.render_mode = render_mode
         self.problem = GLMProblem(n_arms, dim, horizon, **options)
         self._stream = RoundStream(self.problem, 1, chunk_rounds)
         self.observation_space = _observation_space(self.problem)
         self.action_space = spaces.Discrete(self.problem.n_arms)
+        self._last_step: dict[str, Any] | None = None
 
     @property
     def theta(self) -> np.ndarray | None:
@@ -141,6 +159,7 @@ class GLMBanditEnv(_ProblemAttributes, gym.Env):
         """Start an episode: new parameter and first context. ``options`` is unused."""
         super().reset(seed=seed)
         self._stream.reset([self.np_random])
+        self._last_step = None
         return self.current_round()
 
     def current_round(self) -> tuple[np.ndarray, dict[str, Any]]:
@@ -160,6 +179,7 @@ class GLMBanditEnv(_ProblemAttributes, gym.Env):
         reward = float(current.rewards[0, a])
         best = int(means.argmax())
         info = {"expected_rewards": means, "optimal_action": best, "regret": float(means[best] - means[a])}
+        self._last_step = {"action": a, "reward": reward, "regret": info["regret"], "optimal_action": best}
         self._stream.advance()
         truncated = self._stream.remaining == 0
         if truncated:
@@ -172,6 +192,31 @@ class GLMBanditEnv(_ProblemAttributes, gym.Env):
         """The next ``m`` rounds: observations ``(m, ...)``, expected_rewards and rewards ``(m, K)``."""
         block = self._stream.take(m)
         return RoundBlock(*(a[0] for a in block))
+
+    def render(self) -> str | None:
+        """``render_mode="ansi"``: the last round played and the one about to be played, as text.
+
+        Example:
+            >>> env = GLMBanditEnv(2, 3, 5, noise_std=0.1, render_mode="ansi")
+            >>> _ = env.reset(seed=0)
+            >>> print(env.render().splitlines()[0])
+            round 0/5: nothing played yet
+        """
+        if self.render_mode is None:
+            return None
+        t, horizon = self._stream.t, self.problem.horizon
+        lines = [f"round {t}/{horizon}: nothing played yet" if self._last_step is None else
+                 "round {t}/{T}: played arm {action}, reward {reward:.4g}, regret {regret:.4g} (best arm "
+                 "{optimal_action})".format(t=t, T=horizon, **self._last_step)]
+        if self._stream.theta is None:
+            lines[0] = "not reset yet"
+        elif self._stream.remaining > 0:
+            obs, info = self.current_round()
+            with np.printoptions(precision=3, threshold=8, edgeitems=3, suppress=True):
+                lines.append(f"round {t + 1}/{horizon}: context {obs}")
+                means, best = info["expected_rewards"], info["optimal_action"]
+                lines.append(f"  expected rewards {means} (best arm {best})")
+        return "\n".join(lines)
 
 
 class GLMBanditVectorEnv(_ProblemAttributes, VectorEnv):

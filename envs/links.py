@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from dpbandit import _validate
 
@@ -32,6 +32,8 @@ def _bernoulli(u: np.ndarray, mu: np.ndarray) -> np.ndarray:
 
 
 def _poisson(u: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    from scipy import stats  # imported on first use: scipy.stats takes ~0.5 s to import
+
     # scipy returns -1 at u == 0 (probability 2**-53); the generalised inverse there is 0.
     return np.maximum(stats.poisson.ppf(u, mu), 0.0)
 

@@ -18,6 +18,7 @@ contiguous last axis, no BLAS), so results do not depend on how rounds are batch
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -32,6 +33,10 @@ __all__ = ["CONTEXT_MODELS", "NOISE_MODELS", "GLMProblem"]
 
 CONTEXT_MODELS = ("shared", "per_arm")
 NOISE_MODELS = ("gaussian", "native")
+#: Standard deviation of the Gaussian reward noise when none is given [Fill].
+DEFAULT_NOISE_STD = 0.1
+#: Problems whose :attr:`GLMProblem.round_bytes` exceed this are checked against the free memory.
+MEMORY_CHECK_BYTES = 2**28
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,18 +53,29 @@ class GLMProblem:
         noise: ``"gaussian"`` (``mu + noise_std * N(0, 1)``) or ``"native"`` (the link's own law:
             Bernoulli for logistic, Poisson for exponential). ``None`` [Fill]: native when the
             link has a law, else Gaussian.
-        noise_std: standard deviation of the Gaussian reward noise (finite, >= 0; unused for
-            native noise).
-        contexts: ``"gaussian"`` (i.i.d. N(0, context_std^2) coordinates) or ``"uniform"``
+        noise_std: standard deviation of the Gaussian reward noise (finite, >= 0; ``None``: 0.1
+            [Fill]). Native rewards have no such parameter: giving it with ``noise="native"`` warns.
+        contexts: ``"gaussian"`` (N(0, context_std^2 Sigma) rows, Sigma below) or ``"uniform"``
             (i.i.d. U[-context_bound, context_bound]).
         context_std: Gaussian context standard deviation (> 0).
+        context_correlation: rho in (-1, 1): Gaussian contexts have the AR(1) covariance
+            ``Sigma_ij = rho^|i-j|`` (0 = i.i.d. coordinates; FLIPHAT's simulations use 0.1 [C]),
+            applied before any ``context_norm`` scaling; each arm's row is drawn independently in
+            the per-arm model. Only for ``contexts="gaussian"``.
         context_bound: half-width of the uniform context cube (> 0).
         context_norm: l_p index p; each context row is scaled to unit l_p norm. ``None`` keeps
             raw draws (then observation bounds are infinite for Gaussian contexts).
         sparsity: s non-zero coordinates per parameter vector (1 <= s <= d); ``None`` = dense.
-        theta_values: ``"gaussian"`` or ``"ones"`` (values of the non-zeros before normalisation).
-        theta_norm: l_p index used to normalise each parameter vector.
+        theta_values: ``"gaussian"``, ``"ones"`` or ``"uniform-signs"`` (values of the non-zeros
+            before normalisation; :func:`envs.params.sample_parameters`).
+        theta_support: ``"random"`` (uniform support) or ``"first"`` (the first s coordinates).
+        theta_norm: l_p index used to normalise each parameter vector; ``None`` keeps the drawn
+            values (``theta_radius`` unused).
         theta_radius: l_p norm of each parameter vector (> 0).
+        theta_seed: an integer >= 0: draw the parameter from ``numpy.random.default_rng(theta_seed)``
+            instead of the replicate's parameter stream, so every replicate (seed) shares one
+            parameter, as FLIPHAT's simulations fix beta* with one key [C]. ``None``: one draw per
+            replicate.
         theta: a fixed parameter (shape ``(K, d)`` shared / ``(d,)`` per-arm) used instead of the
             generator, as given (no normalisation).
     """
@@ -70,15 +86,18 @@ class GLMProblem:
     link: Link | str = "identity"
     context_model: str = "shared"
     noise: str | None = None
-    noise_std: float = 0.1
+    noise_std: float | None = None
     contexts: str = "gaussian"
     context_std: float = 1.0
     context_bound: float = 1.0
     context_norm: float | str | None = 2.0
+    context_correlation: float = 0.0
     sparsity: int | None = None
     theta_values: str = "gaussian"
-    theta_norm: float | str = 2.0
+    theta_support: str = "random"
+    theta_norm: float | str | None = 2.0
     theta_radius: float = 1.0
+    theta_seed: int | None = None
     theta: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -96,19 +115,44 @@ class GLMProblem:
         if noise == "native" and link.distribution is None:
             raise ValueError(f"noise='native' needs a link with a reward law; link={link.name!r} has none.")
         set_(self, "noise", noise)
-        set_(self, "noise_std", _validate.nonnegative(noise_std=self.noise_std))
+        if self.noise_std is None:
+            set_(self, "noise_std", DEFAULT_NOISE_STD)
+        else:
+            set_(self, "noise_std", _validate.nonnegative(noise_std=self.noise_std))
+            if noise == "native":
+                warnings.warn(
+                    f"noise_std={self.noise_std} is ignored: rewards are drawn from the {link.name} link's "
+                    "own law (noise='native': Bernoulli for logistic, Poisson for exponential); pass "
+                    "noise='gaussian' to use it.",
+                    UserWarning,
+                    stacklevel=3,
+                )
         _validate.one_of(params.CONTEXT_DISTRIBUTIONS, contexts=self.contexts)
         set_(self, "context_std", _validate.positive(context_std=self.context_std))
         set_(self, "context_bound", _validate.positive(context_bound=self.context_bound))
         if self.context_norm is not None:
             set_(self, "context_norm", _validate.norm_index(context_norm=self.context_norm))
+        rho = _validate.finite(context_correlation=self.context_correlation)
+        if not -1.0 < rho < 1.0:
+            raise ValueError(f"Expected context_correlation in (-1, 1), got context_correlation={rho}.")
+        if rho != 0.0 and self.contexts != "gaussian":
+            raise ValueError(
+                f"context_correlation={rho} needs contexts='gaussian' (got contexts={self.contexts!r})."
+            )
+        set_(self, "context_correlation", rho)
         if self.sparsity is not None:
             _validate.integer(sparsity=self.sparsity, minimum=1, maximum=self.dim)
         _validate.one_of(params.THETA_VALUES, theta_values=self.theta_values)
-        set_(self, "theta_norm", _validate.norm_index(theta_norm=self.theta_norm))
+        _validate.one_of(params.THETA_SUPPORTS, theta_support=self.theta_support)
+        if self.theta_norm is not None:
+            set_(self, "theta_norm", _validate.norm_index(theta_norm=self.theta_norm))
         set_(self, "theta_radius", _validate.positive(theta_radius=self.theta_radius))
+        if self.theta_seed is not None:
+            _validate.integer(theta_seed=self.theta_seed, minimum=0)
         if self.theta is not None:
             set_(self, "theta", self._check_theta(self.theta))
+        if self.round_bytes > MEMORY_CHECK_BYTES:
+            _validate.fits_in_memory(self.round_bytes, because=f"dim={self.dim} x n_arms={self.n_arms}")
 
     def _check_theta(self, theta: Any) -> np.ndarray:
         theta = np.array(theta, dtype=np.float64)
@@ -132,6 +176,16 @@ class GLMProblem:
 
     # ------------------------------------------------------------------ shapes and bounds
     @property
+    def round_bytes(self) -> int:
+        """Approximate float64 bytes of one replicate's parameter plus one round's arrays [Fill].
+
+        The parameter, the observation with the temporaries of its draw (about 3x), the
+        ``K x d`` products of :meth:`expected_rewards` and the ``K``-vectors of means, noise, rewards.
+        """
+        observation, theta = math.prod(self.observation_shape), math.prod(self.theta_shape)
+        return 8 * (theta + 3 * observation + self.n_arms * self.dim + 3 * self.n_arms)
+
+    @property
     def observation_shape(self) -> tuple[int, ...]:
         """``(d,)`` for the shared model, ``(K, d)`` for the per-arm model."""
         return (self.dim,) if self.context_model == "shared" else (self.n_arms, self.dim)
@@ -154,9 +208,14 @@ class GLMProblem:
 
     # ------------------------------------------------------------------ draws and maths
     def sample_theta(self, rng: np.random.Generator) -> np.ndarray:
-        """One replicate's parameter (fixed ``theta`` if given, else the configured generator)."""
+        """One replicate's parameter (fixed ``theta`` if given, else the configured generator).
+
+        With ``theta_seed`` the generator draws from ``default_rng(theta_seed)``, not from ``rng``.
+        """
         if self.theta is not None:
             return self.theta.copy()
+        if self.theta_seed is not None:
+            rng = np.random.default_rng(self.theta_seed)
         count = self.n_arms if self.context_model == "shared" else 1
         theta = params.sample_parameters(
             rng,
@@ -164,6 +223,7 @@ class GLMProblem:
             self.dim,
             sparsity=self.sparsity,
             values=self.theta_values,
+            support=self.theta_support,
             norm=self.theta_norm,
             radius=self.theta_radius,
         )
@@ -178,6 +238,7 @@ class GLMProblem:
             std=self.context_std,
             bound=self.context_bound,
             norm=self.context_norm,
+            correlation=self.context_correlation,
         )
 
     def expected_rewards(self, observations: np.ndarray, theta: np.ndarray) -> np.ndarray:

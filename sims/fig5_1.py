@@ -6,7 +6,7 @@ delta = 1/T. Agents (docs/private_agents.md):
 
 * DP-HDB: Algorithm 3, default ``calibration="joint"`` (total JDP guarantee = (1, 1/T));
 * DP-HDB (paper calibration): Algorithm 2 line 8 per arm stream, as Theorem 4.1;
-* DP-UCB: Shariff-Sheffet with their sigma_noise (block features, D = 100, L = sqrt(50));
+* DP-UCB: Shariff-Sheffet with their sigma_noise (`dpucb-block`: block features, D = 100, L = sqrt(50));
 * DP-UCB (accountant): the tree's node std calibrated by dp_accounting to (1, 1/T);
 * references: DP-HDB with noise off (not private), disjoint LinUCB (alpha = 1), random;
 * the replica of the authors' DP-HDB code (``dphdb-authors-code``, NOT private: the sign of the chosen
@@ -66,7 +66,7 @@ def private_agents(context_dim: int, epsilon: float | None = None) -> list[Entry
     budget = {} if epsilon is None else {"epsilon": epsilon}
     return [
         {"agent": "dphdb", "label": "DP-HDB", **budget},
-        {"agent": "dpucb", "label": "DP-UCB", "feature_bound": math.sqrt(context_dim), **budget},
+        {"agent": "dpucb-block", "label": "DP-UCB", "feature_bound": math.sqrt(context_dim), **budget},
     ]
 
 
@@ -84,7 +84,7 @@ def agents(epsilon: float, context_dim: int) -> list[Entry]:
     return [
         *private_agents(context_dim, epsilon),
         {"agent": "dphdb", "label": "DP-HDB (paper calibration)", "epsilon": epsilon, "calibration": "paper"},
-        {"agent": "dpucb", "label": "DP-UCB (accountant calibration)", "epsilon": epsilon,
+        {"agent": "dpucb-block", "label": "DP-UCB (accountant calibration)", "epsilon": epsilon,
          "feature_bound": math.sqrt(context_dim), "calibration": "accountant"},
         *reference_agents(),
         {**REPLICA, "epsilon": epsilon},

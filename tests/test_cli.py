@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from dpbandit.cli import main, parse_agent
+from dpbandit.agents.specs import parse_agent, split_agent_list
+from dpbandit.cli import main
 
 
 def test_run_command_prints_table_and_writes_outputs(tmp_path, capsys):
@@ -35,3 +36,85 @@ def test_bad_cli_input_exits_with_a_message(capsys):
         main(["run", "--env", "dpbandit/NoSuch-v0", "--agents", "random", "--horizon", "10", "--seeds", "1"])
     assert exc.value.code == 2
     assert "env_id" in capsys.readouterr().err
+
+
+def _refuse_to_run(monkeypatch) -> None:
+    """Make any simulation fail loudly: the checks under test must stop the command before it."""
+    import dpbandit.harness
+
+    def boom(*args, **kwargs):
+        raise AssertionError("the simulation started before the input was checked")
+
+    monkeypatch.setattr(dpbandit.harness, "run", boom)
+
+
+def test_run_options_work_at_top_level(tmp_path) -> None:
+    common = ["--env", "dpbandit/LinearBandit-v0", "--agents", "greedy,random", "--horizon", "100",
+              "--seeds", "2", "--jobs", "1", "--no-progress"]
+    assert main([*common, "--out", str(tmp_path / "a")]) == 0
+    assert main(["run", *common, "--out", str(tmp_path / "b")]) == 0
+    a, b = (pd.read_parquet(tmp_path / d / "results.parquet").drop(columns="wall_time") for d in "ab")
+    pd.testing.assert_frame_equal(a, b)
+    assert int(a["step"].max()) == 100
+
+
+def test_agent_options_with_several_keys(tmp_path, capsys) -> None:
+    code = main(["--env", "dpbandit/LinearBandit-v0", "--agents", "random,linucb:alpha=0.5,regularization=2",
+                 "--agent", "greedy:regularization=3", "--horizon", "50", "--seeds", "1", "--jobs", "1",
+                 "--out", str(tmp_path), "--no-progress"])
+    assert code == 0
+    agents = set(pd.read_parquet(tmp_path / "results.parquet")["agent"])
+    assert agents == {"random", "linucb:alpha=0.5,regularization=2", "greedy:regularization=3"}
+    assert "ratio_to_random" in capsys.readouterr().out
+
+
+def test_agent_list_splitting_and_option_errors() -> None:
+    assert split_agent_list("dphdb, linucb:alpha=0.5,regularization=2,random") == [
+        "dphdb", "linucb:alpha=0.5,regularization=2", "random"]
+    assert split_agent_list("linucb,alpha=0.5") == ["linucb:alpha=0.5"]  # an option without its colon
+    name, factory = parse_agent("linucb:alpha=0.5,regularization=2")
+    assert factory.keywords == {"alpha": 0.5, "regularization": 2}
+    with pytest.raises(ValueError, match="agent name before the option"):
+        split_agent_list("alpha=0.5,linucb")
+    with pytest.raises(ValueError, match=r"Unknown option\(s\) \['horizon'\].*it accepts"):
+        parse_agent("linucb:horizon=10")  # set by --horizon, never an agent option
+
+
+@pytest.mark.parametrize("make_out", ["file", "below-a-file"])
+def test_bad_out_is_refused_before_any_work(tmp_path, monkeypatch, capsys, make_out) -> None:
+    _refuse_to_run(monkeypatch)
+    blocker = tmp_path / "results.txt"
+    blocker.write_text("x")
+    out = blocker if make_out == "file" else blocker / "out"
+    with pytest.raises(SystemExit) as exc:
+        main(["--agents", "random", "--horizon", "10", "--seeds", "1", "--out", str(out)])
+    assert exc.value.code == 2
+    assert "--out" in capsys.readouterr().err
+
+
+def test_epsilon_that_reaches_no_agent_warns(tmp_path, capsys) -> None:
+    code = main(["--env", "dpbandit/LinearBandit-v0", "--agents", "linucb,random", "--epsilon", "0.5",
+                 "--horizon", "30", "--seeds", "1", "--jobs", "1", "--out", str(tmp_path), "--no-progress"])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "warning: --epsilon reaches no agent" in err and "linucb, random" in err
+    assert "(agents that do: " in err and "dphdb" in err.split("agents that do: ")[1]
+    main(["--env", "dpbandit/LinearBandit-v0", "--agents", "dphdb,random", "--epsilon", "0.5",
+          "--horizon", "30", "--seeds", "1", "--jobs", "1", "--out", str(tmp_path), "--no-progress"])
+    assert "reaches no agent" not in capsys.readouterr().err
+
+
+def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path, capsys) -> None:
+    main(["--env", "dpbandit/LinearBandit-v0", "--agents", "greedy,random", "--horizon", "50", "--seeds", "2",
+          "--jobs", "1", "--out", str(tmp_path)])
+    err = capsys.readouterr().err  # pytest's capture is not a terminal: plain lines, no bar
+    assert "[dpbandit] 4 runs to play" in err and "[dpbandit] runs 4/4 done" in err and "ETA" in err
+    assert "\r" not in err
+
+
+def test_help_lists_examples_and_says_run_is_the_default(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert "dpbandit --horizon 100` is `dpbandit run --horizon 100" in " ".join(text.split())
+    assert "examples (times on 2 cores):" in text and "--agent linucb:alpha=0.5,regularization=2" in text

@@ -1,7 +1,9 @@
 """Bandit agents: the :class:`Agent` contract, reference agents and private agents.
 
 ``AGENTS`` maps the short names used by the CLI and sweep configs to ``"module:Class"``;
-:func:`agent_class` imports lazily so that importing the package stays cheap.
+:func:`agent_class` imports lazily so that importing the package stays cheap. Specs with options
+(``"linucb:alpha=0.5"``) are parsed by :mod:`dpbandit.agents.specs`, for the CLI and sweeps alike;
+third-party ``predict`` / ``partial_fit`` bandits plug in through :mod:`dpbandit.agents.sklearn_adapter`.
 """
 
 from __future__ import annotations
@@ -13,13 +15,29 @@ from dpbandit.agents.base import Agent
 
 AGENTS: dict[str, str] = {
     "random": "dpbandit.agents.uniform:RandomAgent",
+    "random-perarm": "dpbandit.agents.uniform:RandomPerArmAgent",
     "linucb": "dpbandit.agents.linear:LinUCB",
     "greedy": "dpbandit.agents.linear:GreedyLeastSquares",
     "shared-linucb": "dpbandit.agents.linear:SharedLinUCB",
     "oful": "dpbandit.agents.linear:OFUL",
     "dphdb": "dpbandit.agents.dphdb:DPHDB",
+    # DP-UCB (Shariff-Sheffet 2018): the single-parameter agent (per-arm environments; on shared-context
+    # environments the harness feeds it block features e_a kron x_t), the same class under the name of
+    # that block-feature variant (the authors' Figure 5.1 baseline), and one tree per arm instead
     "dpucb": "dpbandit.agents.dpucb:DPUCB",
+    "dpucb-block": "dpbandit.agents.dpucb:DPUCB",
+    "dpucb-disjoint": "dpbandit.agents.dpucb_disjoint:DisjointDPUCB",
+    # the authors' DP-HDB code replicated as a labelled reference: NOT differentially private
     "dphdb-authors-code": "dpbandit.agents.dphdb_replica:DPHDBAuthorsCode",
+    "batched-screening": "dpbandit.agents.batched.screening:BatchedScreening",
+    "batched-screening-perarm": "dpbandit.agents.batched.screening:BatchedScreeningPerArm",
+    "batched-ridge": "dpbandit.agents.batched.ridge:BatchedRidge",
+    "batched-ridge-perarm": "dpbandit.agents.batched.ridge:BatchedRidgePerArm",
+    "batched-peeling": "dpbandit.agents.batched.peeling:BatchedPeeling",
+    "batched-peeling-perarm": "dpbandit.agents.batched.peeling:BatchedPeelingPerArm",
+    "fliphat": "dpbandit.agents.batched.fliphat:FLIPHAT",
+    "fliphat-disjoint": "dpbandit.agents.batched.fliphat:FLIPHATDisjoint",
+    "dphdb-batched": "dpbandit.agents.batched.frankwolfe:BatchedDPHDB",
 }
 
 

@@ -30,6 +30,13 @@ the accountant's epsilon of both streams together is the requested epsilon (join
 action sequence via the billboard lemma); ``"paper"`` uses Algorithm 2 line 8 at (epsilon,
 delta) per stream, as Theorem 4.1 does, and the report shows its real two-stream epsilon.
 
+Variants that keep Algorithm 3's structure (issue 13; reported separately from the faithful
+default, which they leave bit-identical): ``selection="exponential"`` draws every arm's vertex from
+the exponential mechanism with bounded-range zCDP accounting (:mod:`dpbandit.optim.pofw`; numpy
+path only); ``preselection=False`` keeps every arm in K_t (line 13 switched off: at small epsilon
+the frozen forced-sample estimators are mostly noise and exclude good arms at random). Both are
+post-processing of the same private iterates, so the guarantee's form is unchanged.
+
 Defaults and their sources: ``warmup`` t0 = floor(log(dT) log(T) / epsilon^2) [C] (B.2 only
 gives O(log(dT/alpha) log T / epsilon^2)); ``h_sub = 1`` [C]; ``radius = 2`` (004 Section 5.3's
 radius; [C] uses 1-5); ``clip_norm = 1`` [C]; ``feature_bound = 1`` (||x||_inf = 1 in Section 5.4's
@@ -45,8 +52,8 @@ import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
-from dpbandit.agents.linear import play_loop
-from dpbandit.optim.pofw import POFWBank, POFWPrivacy, line8_scale
+from dpbandit.agents.linear import play_loop, shared_block
+from dpbandit.optim.pofw import SELECTIONS, POFWBank, POFWPrivacy, Selection, line8_scale
 from envs.links import Link, get_link
 
 __all__ = ["DPHDB", "default_warmup"]
@@ -85,6 +92,8 @@ class DPHDB(Agent):
         clip_norm: bound L on ||grad f||_inf (explicit clipping).
         feature_bound: M >= ||x||_inf; larger contexts are rejected.
         calibration: ``"joint"`` (default) or ``"paper"`` (module docstring).
+        selection: ``"laplace"`` (default, Algorithm 2 line 9) or ``"exponential"`` (module docstring).
+        preselection: ``True`` (default, line 13) or ``False`` (every arm stays in K_t).
         noise: ``False`` = debugging switch (exact LMO, ``privacy`` is ``None``).
     """
 
@@ -106,6 +115,8 @@ class DPHDB(Agent):
         clip_norm: float = 1.0,
         feature_bound: float = 1.0,
         calibration: HDBCalibration = "joint",
+        selection: Selection = "laplace",
+        preselection: bool = True,
         noise: bool = True,
     ) -> None:
         super().__init__(n_arms, dim, rng=rng, horizon=horizon)
@@ -121,6 +132,10 @@ class DPHDB(Agent):
         self.clip_norm = _validate.positive(clip_norm=clip_norm)
         self.feature_bound = _validate.positive(feature_bound=feature_bound)
         self.calibration = _validate.one_of(_CALIBRATION_OF, calibration=calibration)
+        self.selection = _validate.one_of(SELECTIONS, selection=selection)
+        if not isinstance(preselection, bool):
+            raise ValueError(f"Expected preselection={preselection!r} to be True or False.")
+        self.preselection = preselection
         self.noise = bool(noise)
         self.smoothness = link_smoothness(self.link, self.feature_bound * self.radius) * self.feature_bound**2
         forced = self.n_arms * self.warmup
@@ -134,6 +149,7 @@ class DPHDB(Agent):
                 n_steps=steps_per_arm,
                 streams=2,
                 calibration=_CALIBRATION_OF[self.calibration],
+                selection=self.selection,
             )
             if self.noise
             else None
@@ -154,9 +170,7 @@ class DPHDB(Agent):
 
     # -- helpers -------------------------------------------------------------------------------
     def _context(self, observation: np.ndarray) -> np.ndarray:
-        x = np.asarray(observation, dtype=float)
-        if x.shape != (self.dim,):
-            raise ValueError(f"Expected observation of shape ({self.dim},), got {x.shape}.")
+        x = _validate.finite_array(observation=observation, shape=(self.dim,))
         if np.max(np.abs(x)) > self.feature_bound * (1.0 + 1e-12):
             raise ValueError(f"Expected ||observation||_inf <= feature_bound={self.feature_bound}.")
         return x
@@ -173,6 +187,11 @@ class DPHDB(Agent):
         grad_now = self._gradients(self.bank.theta[rows], X, y)
         grad_prev = self._gradients(self.bank.theta_prev[rows], X, y)
         self.bank.step(grad_now, grad_prev, arms)
+
+    @property
+    def _h_sub_used(self) -> float:
+        """The pre-selection gap of line 13; infinite (every arm pre-selected) with ``preselection=False``."""
+        return self.h_sub if self.preselection else math.inf
 
     @property
     def in_warmup(self) -> bool:
@@ -197,7 +216,7 @@ class DPHDB(Agent):
             return self.round // self.warmup
         mean = self.link.mean
         forced = mean(self.frozen_theta @ x)
-        preselected = forced > forced.max() - self.h_sub / 2.0
+        preselected = forced > forced.max() - self._h_sub_used / 2.0
         scores = np.where(preselected, mean(self.bank.theta @ x), -np.inf)
         best = np.flatnonzero(scores == scores.max())
         return int(best[0] if best.size == 1 else self._tie_rng.choice(best))
@@ -229,17 +248,12 @@ class DPHDB(Agent):
 
         Equivalent to ``act`` then ``update`` with ``rewards[s, action]`` round by round (the
         pure-numpy path, ``compiled=False``). The compiled path (:mod:`dpbandit.agents.kernels.hdb`,
-        identity link with noise on; otherwise the numpy path runs) draws the same Laplace numbers
-        and breaks ties with the same generator, so the actions are identical.
+        identity link with noise on and Laplace selection; otherwise the numpy path runs) draws the
+        same Laplace numbers and breaks ties with the same generator, so the actions are identical.
         """
-        X = np.asarray(observations, dtype=float)
-        R = np.asarray(rewards, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.dim or R.shape != (X.shape[0], self.n_arms):
-            raise ValueError(
-                f"Expected observations (m, {self.dim}) and rewards (m, {self.n_arms}), "
-                f"got {X.shape} and {R.shape}."
-            )
-        if not compiled or not self.noise or self.link.name != "identity" or type(self) is not DPHDB:
+        X, R = shared_block(self, observations, rewards)
+        if (not compiled or not self.noise or self.link.name != "identity" or type(self) is not DPHDB
+                or self.selection != "laplace"):
             return play_loop(self, X, R)
         if X.size and np.max(np.abs(X)) > self.feature_bound * (1.0 + 1e-12):
             raise ValueError(f"Expected ||observation||_inf <= feature_bound={self.feature_bound}.")
@@ -259,7 +273,7 @@ class DPHDB(Agent):
             frozen = self.frozen_theta if self.frozen_theta is not None else bank.theta
             status, start, n = play(X, R, actions, start, chosen, state, bank.theta, bank.theta_prev,
                                     bank.direction, bank.t, frozen, bank.rng, cal.n_steps, self.warmup,
-                                    bank.radius, scale1, self.clip_norm, self.h_sub, ties)
+                                    bank.radius, scale1, self.clip_norm, self._h_sub_used, ties)
             self.round = int(state[0])
             chosen = -1
             if status == kernels.TIE:
@@ -296,5 +310,7 @@ class DPHDB(Agent):
             "radius": self.radius,
             "clip_norm": self.clip_norm,
             "calibration": self.calibration,
+            "selection": self.selection,
+            "preselection": self.preselection,
             "noise": self.noise,
         }

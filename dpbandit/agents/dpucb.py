@@ -15,7 +15,13 @@ features and rewards. With ``M_t`` its noisy prefix sum over the rounds so far,
 the tree keeps running sums per level (``cumulative=True``), so a step costs one noise draw, O(1)
 matrix additions and one O(D^3) factorisation; memory is O(D^2 log T) (no T x D x D array).
 
-Constants (m = 1 + ceil(log2 T), D = feature dimension, alpha = failure probability):
+The constants, calibrations, bounds and privacy report below live in :class:`ShariffSheffetUCB`, the
+base of both variants: :class:`DPUCB` (one parameter, this module) and
+:class:`dpbandit.agents.dpucb_disjoint.DisjointDPUCB` (one parameter and one tree per arm on a shared
+context, K trees of dimension d instead of one of dimension dK).
+
+Constants (m = 1 + ceil(log2 T), D = dimension of one model, alpha = failure probability; with
+several models each gets alpha / n_models, a union bound [derived]; one model here):
 
 * ``sigma_noise^2 = 16 m Ltilde^4 ln(4/delta)^2 / epsilon^2`` with ``Ltilde^2 = L^2 + B^2``;
 * ``Upsilon = sigma_noise sqrt(2m) (4 sqrt(D) + 2 ln(2T/alpha))``, ``rho_min = Upsilon``,
@@ -40,17 +46,17 @@ noise array, and the bonus ``beta_t x^T V^{-1} x`` without the square root.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 from scipy import linalg
 
 from dpbandit import _validate
-from dpbandit.agents.linear import SharedLinUCB
+from dpbandit.agents.linear import LinearUCBAgent, PerArmFeatures
 from dpbandit.privacy import accounting
 from dpbandit.privacy.tree import TreeAggregator, gaussian_tree
 
-__all__ = ["DPUCB"]
+__all__ = ["DPUCB", "ShariffSheffetUCB"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpbandit.privacy.guarantee import PrivacyGuarantee
@@ -58,15 +64,15 @@ if TYPE_CHECKING:  # pragma: no cover
 UCBCalibration = Literal["paper", "accountant"]
 
 
-class DPUCB(SharedLinUCB):
-    """Shariff-Sheffet DP-UCB (Gaussian noise, tree mechanism), jointly differentially private.
+class ShariffSheffetUCB(LinearUCBAgent):
+    """Shared maths of the DP-UCB variants: bounds, constants, width beta_t, calibration, privacy report.
 
-    Consumes per-arm features (``observation_model = "per_arm"``): for the disjoint model of
-    004 Section 5.4 the harness supplies the block embedding ``e_a kron x_t`` (D = d K).
+    Subclasses choose the features and models (``_model_shape`` / ``_arm_features``) and keep the
+    tree-noised statistics (``_start_trees``, ``_record``, ``_mean_and_variance``).
 
     Args:
         n_arms: K >= 2.
-        dim: feature dimension D.
+        dim: feature dimension D of one model.
         rng: the agent's generator (split into tree-noise and tie-breaking streams).
         horizon: T (required).
         epsilon, delta: requested JDP guarantee (delta defaults to 1/T).
@@ -74,12 +80,14 @@ class DPUCB(SharedLinUCB):
         param_bound: S >= ||theta*||_2 (1 for Section 5.4, where ||theta_a||_1 = 1).
         feature_bound: L >= ||x||_2 (default sqrt(D): the worst case for ||x||_inf <= 1, [C]).
         reward_bound: B; rewards are clipped to [-B, B] (default 1 + 3 noise_std, notes 4.3).
-        confidence: alpha (default 1/T).
+        confidence: alpha (default 1/T), shared by the models (alpha / n_models each).
         calibration: ``"paper"`` (default) or ``"accountant"`` (module docstring).
         noise: ``False`` = debugging switch: exact statistics, same shift and widths, no privacy.
     """
 
-    observation_model = "per_arm"
+    #: ``PrivacyGuarantee.mechanism`` and ``relation`` of the variant.
+    mechanism: ClassVar[str] = "DP-UCB (Shariff-Sheffet 2018): Gaussian tree on [x;y][x;y]^T"
+    relation: ClassVar[str] = "JDP (billboard lemma)"
 
     def __init__(
         self,
@@ -98,9 +106,9 @@ class DPUCB(SharedLinUCB):
         calibration: UCBCalibration = "paper",
         noise: bool = True,
     ) -> None:
-        super().__init__(n_arms, dim, rng=rng, horizon=horizon, alpha=0.0)
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon)
         if self.horizon is None:
-            raise ValueError("DPUCB needs horizon=T (it calibrates the tree noise).")
+            raise ValueError(f"{type(self).__name__} needs horizon=T (it calibrates the tree noise).")
         T = self.horizon
         self.epsilon = _validate.positive(epsilon=epsilon)
         self.delta = _validate.probability(delta=1.0 / max(T, 2) if delta is None else delta)
@@ -114,25 +122,20 @@ class DPUCB(SharedLinUCB):
         )
         confidence = 1.0 / max(T, 2) if confidence is None else confidence
         self.confidence = _validate.probability(confidence=confidence)
+        self.model_confidence = self.confidence / self.u.shape[0]  # union bound over the models
         self.calibration = _validate.one_of(("paper", "accountant"), calibration=calibration)
         self.noise = bool(noise)
         self.levels = 1 + math.ceil(math.log2(T)) if T > 1 else 1  # m of Shariff-Sheffet
         self.sensitivity = self.feature_bound**2 + self.reward_bound**2  # Ltilde^2
         self.sigma_noise = self._sigma_noise()
-        D, m, log_term = self.dim, self.levels, math.log(2.0 * T / self.confidence)
+        D, m, log_term = self.dim, self.levels, math.log(2.0 * T / self.model_confidence)
         self.upsilon = self.sigma_noise * math.sqrt(2.0 * m) * (4.0 * math.sqrt(D) + 2.0 * log_term)
         self.rho_min, self.rho_max = self.upsilon, 3.0 * self.upsilon
         root = math.sqrt(D) + math.sqrt(2.0 * log_term)
         self.gamma = self.sigma_noise * math.sqrt(m / self.upsilon) * root
         tree_rng, self._tie_rng = self.rng.spawn(2)
-        shape = (D + 1, D + 1)
-        self.tree: TreeAggregator = (
-            gaussian_tree(shape, self.sigma_noise, tree_rng, T, symmetric=True, cumulative=True)
-            if self.noise
-            else TreeAggregator(shape, noise=None, rng=tree_rng, horizon=T, cumulative=True)
-        )
         self.clipped_rewards = 0
-        self._set_statistics(np.zeros(shape))
+        self._start_trees(tree_rng)
 
     def _sigma_noise(self) -> float:
         """Node std: Shariff-Sheffet's formula, or the accountant's smallest std for (epsilon, delta)."""
@@ -141,45 +144,49 @@ class DPUCB(SharedLinUCB):
             return 4.0 * math.sqrt(m) * self.sensitivity * math.log(4.0 / self.delta) / eps
         return accounting.tree_gaussian_sigma(self.epsilon, self.delta, self.horizon, self.sensitivity)
 
-    # -- linear-UCB hooks -------------------------------------------------------------------------
-    def _set_statistics(self, noisy_sum: np.ndarray) -> None:
-        """V_t = top-left block + 2 Upsilon I, u_t = top-right column; Cholesky factor and theta_t."""
-        D = self.dim
-        self.gram = noisy_sum[:D, :D].copy()
-        self.gram.flat[:: D + 1] += 2.0 * self.upsilon
-        self.u[0] = noisy_sum[:D, D]
-        try:  # the tree's inputs are validated finite, so the Cholesky input is finite
-            self._chol = linalg.cholesky(self.gram, lower=True, check_finite=False)
-        except linalg.LinAlgError as err:
-            raise linalg.LinAlgError(
-                f"V_t is not positive definite at t={self.t}: the tree noise left the "
-                f"(rho_min, rho_max, gamma)-accurate event (probability <= alpha={self.confidence})."
-            ) from err
-        self.theta_hat[0] = linalg.cho_solve((self._chol, True), self.u[0], check_finite=False)
+    # -- hooks of the variants --------------------------------------------------------------------
+    def _init_statistics(self, n_models: int, feature_dim: int) -> None:
+        """No exact inverse: the noisy statistics are set up by ``_start_trees`` once sigma is known."""
 
-    def _mean_and_variance(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        mean = features @ self.theta_hat[0]
-        w = linalg.solve_triangular(self._chol, features.T, lower=True, check_finite=False)
-        return mean, np.einsum("ij,ij->j", w, w)
+    def _start_trees(self, tree_rng: np.random.Generator) -> None:
+        """Create the trees on ``tree_rng`` and the statistics of round 0 (``V_0 = 2 Upsilon I``)."""
+        raise NotImplementedError
 
-    def _record(self, model: int, feature: np.ndarray, reward: float) -> None:
+    def _accuracy_error(self, t: int, arm: int | None = None) -> np.linalg.LinAlgError:
+        """The error raised when ``V_t`` (of ``arm``) is not positive definite (probability <= alpha)."""
+        which = "V_t" if arm is None else f"V_t of arm {arm}"
+        return np.linalg.LinAlgError(
+            f"{which} is not positive definite at t={t}: the tree noise left the "
+            f"(rho_min, rho_max, gamma)-accurate event (probability <= alpha={self.confidence})."
+        )
+
+    def _bounded_reward(self, feature: np.ndarray, reward: float) -> float:
+        """Reject ``||x||_2 > L``; return the reward clipped to ``[-B, B]`` (counted in ``clipped_rewards``)."""
         if np.linalg.norm(feature) > self.feature_bound * (1.0 + 1e-12):
             raise ValueError(f"Expected ||x||_2 <= feature_bound={self.feature_bound:.6g}.")
         clipped = float(np.clip(reward, -self.reward_bound, self.reward_bound))
         self.clipped_rewards += clipped != reward
-        z = np.append(feature, clipped)
-        self._set_statistics(self.tree.add(np.outer(z, z)))
+        return clipped
 
     def _width(self) -> float:
+        return self._width_at(self.t)
+
+    def _width_at(self, t: int) -> float:
+        """beta_t of the module docstring after ``t`` rounds."""
         D, L2 = self.dim, self.feature_bound**2
-        log_det = D * math.log(self.rho_max / self.rho_min + self.t * L2 / (D * self.rho_min))
+        log_det = D * math.log(self.rho_max / self.rho_min + t * L2 / (D * self.rho_min))
         return (
-            self.noise_std * math.sqrt(2.0 * math.log(2.0 / self.confidence) + log_det)
+            self.noise_std * math.sqrt(2.0 * math.log(2.0 / self.model_confidence) + log_det)
             + self.param_bound * math.sqrt(self.rho_max)
             + self.gamma
         )
 
     # -- privacy ---------------------------------------------------------------------------------
+    @property
+    def tree_depth(self) -> int:
+        """Nodes containing one round's input: ``bit_length(T)`` (one per level of the binary mechanism)."""
+        return self.horizon.bit_length()
+
     @property
     def privacy(self) -> PrivacyGuarantee | None:
         """JDP guarantee: the claim next to dp_accounting's tree-aggregation RDP epsilon."""
@@ -191,15 +198,15 @@ class DPUCB(SharedLinUCB):
         from dpbandit.privacy.guarantee import PrivacyGuarantee
 
         return PrivacyGuarantee(
-            mechanism="DP-UCB (Shariff-Sheffet 2018): Gaussian tree on [x;y][x;y]^T",
+            mechanism=self.mechanism,
             claimed_epsilon=self.epsilon,
             claimed_delta=self.delta,
             epsilon=accounting.epsilon_for(event, self.delta, "rdp"),
-            relation="JDP (billboard lemma)",
+            relation=self.relation,
             accountant="rdp (SingleEpochTreeAggregation)",
             calibration=self.calibration,
             notes=f"node std {self.sigma_noise:.4g}, noise multiplier {multiplier:.4g} "
-            f"(sensitivity Ltilde^2 = {self.sensitivity:.4g}), depth {self.tree.depth}; claim: {claim}.",
+            f"(sensitivity Ltilde^2 = {self.sensitivity:.4g}), depth {self.tree_depth}; claim: {claim}.",
         )
 
     @property
@@ -216,3 +223,45 @@ class DPUCB(SharedLinUCB):
             "calibration": self.calibration,
             "noise": self.noise,
         }
+
+
+class DPUCB(PerArmFeatures, ShariffSheffetUCB):
+    """Shariff-Sheffet DP-UCB (Gaussian noise, tree mechanism), jointly differentially private.
+
+    Consumes per-arm features (``observation_model = "per_arm"``): for the disjoint model of
+    004 Section 5.4 the harness supplies the block embedding ``e_a kron x_t`` (D = d K; registry
+    name ``dpucb-block``, the authors' baseline; :class:`~dpbandit.agents.dpucb_disjoint.DisjointDPUCB`
+    keeps one tree per arm instead). Arguments: :class:`ShariffSheffetUCB`.
+    """
+
+    def _start_trees(self, tree_rng: np.random.Generator) -> None:
+        shape = (self.dim + 1, self.dim + 1)
+        T = self.horizon
+        self.tree: TreeAggregator = (
+            gaussian_tree(shape, self.sigma_noise, tree_rng, T, symmetric=True, cumulative=True)
+            if self.noise
+            else TreeAggregator(shape, noise=None, rng=tree_rng, horizon=T, cumulative=True)
+        )
+        self._set_statistics(np.zeros(shape))
+
+    def _set_statistics(self, noisy_sum: np.ndarray) -> None:
+        """V_t = top-left block + 2 Upsilon I, u_t = top-right column; Cholesky factor and theta_t."""
+        D = self.dim
+        self.gram = noisy_sum[:D, :D].copy()
+        self.gram.flat[:: D + 1] += 2.0 * self.upsilon
+        self.u[0] = noisy_sum[:D, D]
+        try:  # the tree's inputs are validated finite, so the Cholesky input is finite
+            self._chol = linalg.cholesky(self.gram, lower=True, check_finite=False)
+        except linalg.LinAlgError as err:
+            raise self._accuracy_error(self.t) from err
+        self.theta_hat[0] = linalg.cho_solve((self._chol, True), self.u[0], check_finite=False)
+
+    def _mean_and_variance(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        mean = features @ self.theta_hat[0]
+        w = linalg.solve_triangular(self._chol, features.T, lower=True, check_finite=False)
+        return mean, np.einsum("ij,ij->j", w, w)
+
+    def _record(self, model: int, feature: np.ndarray, reward: float) -> None:
+        clipped = self._bounded_reward(feature, reward)
+        z = np.append(feature, clipped)
+        self._set_statistics(self.tree.add(np.outer(z, z)))

@@ -34,6 +34,18 @@ def play_loop(agent: Agent, observations: np.ndarray, rewards: np.ndarray) -> np
     return actions
 
 
+def shared_block(agent: Agent, observations: np.ndarray, rewards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``play_block``'s inputs on a shared context, as float arrays: contexts ``(m, d)``, rewards ``(m, K)``."""
+    X = np.asarray(observations, dtype=float)
+    R = np.asarray(rewards, dtype=float)
+    if X.ndim != 2 or X.shape[1] != agent.dim or R.shape != (X.shape[0], agent.n_arms):
+        raise ValueError(
+            f"Expected observations (m, {agent.dim}) and rewards (m, {agent.n_arms}), "
+            f"got {X.shape} and {R.shape}."
+        )
+    return X, R
+
+
 class LinearUCBAgent(Agent):
     """Shared maths of the linear-UCB family; subclasses choose features, statistics and width.
 
@@ -55,20 +67,22 @@ class LinearUCBAgent(Agent):
         self.t = 0
         self._tie_rng = self.rng  # subclasses may give tie-breaking its own stream
         n_models, feature_dim = self._model_shape()
-        self.v_inv = np.tile(np.eye(feature_dim) / self.regularization, (n_models, 1, 1))
         self.u = np.zeros((n_models, feature_dim))
         self.theta_hat = np.zeros((n_models, feature_dim))
+        self._init_statistics(n_models, feature_dim)
 
     # -- hooks ---------------------------------------------------------------------------------
+    def _init_statistics(self, n_models: int, feature_dim: int) -> None:
+        """Allocate the exact ridge statistics: ``V^{-1} = I / lambda`` per model (Sherman-Morrison form)."""
+        self.v_inv = np.tile(np.eye(feature_dim) / self.regularization, (n_models, 1, 1))
+
     def _model_shape(self) -> tuple[int, int]:
         """Return ``(n_models, feature_dim)``: ``(n_arms, dim)`` for the disjoint form."""
         return self.n_arms, self.dim
 
     def _arm_features(self, observation: np.ndarray) -> np.ndarray:
         """Return the feature row of every arm, shape ``(n_arms, feature_dim)``."""
-        x = np.asarray(observation, dtype=float)
-        if x.shape != (self.dim,):
-            raise ValueError(f"Expected observation of shape ({self.dim},), got {x.shape}.")
+        x = _validate.finite_array(observation=observation, shape=(self.dim,))
         return np.broadcast_to(x, (self.n_arms, self.dim))
 
     def _model_of(self, action: int) -> int:
@@ -211,21 +225,22 @@ class GreedyLeastSquares(LinUCB):
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, alpha=0.0, regularization=regularization)
 
 
-class SharedLinUCB(LinUCB):
-    """LinUCB with one shared parameter on per-arm features ``X_t`` of shape ``(n_arms, dim)``."""
+class PerArmFeatures:
+    """Mixin of the shared-parameter form: one model on per-arm features ``X_t`` of shape ``(n_arms, dim)``."""
 
     observation_model = "per_arm"
+    n_arms: int
+    dim: int
 
     def _model_shape(self) -> tuple[int, int]:
         return 1, self.dim
 
     def _arm_features(self, observation: np.ndarray) -> np.ndarray:
-        features = np.asarray(observation, dtype=float)
-        if features.shape != (self.n_arms, self.dim):
-            raise ValueError(
-                f"Expected observation of shape ({self.n_arms}, {self.dim}), got {features.shape}."
-            )
-        return features
+        return _validate.finite_array(observation=observation, shape=(self.n_arms, self.dim))
+
+
+class SharedLinUCB(PerArmFeatures, LinUCB):
+    """LinUCB with one shared parameter on per-arm features ``X_t`` of shape ``(n_arms, dim)``."""
 
 
 class OFUL(SharedLinUCB):

@@ -16,3 +16,10 @@ class RandomAgent(Agent):
 
     def update(self, observation: np.ndarray, action: int, reward: float) -> None:
         """Random play learns nothing."""
+
+
+class RandomPerArmAgent(RandomAgent):
+    """:class:`RandomAgent` on per-arm features ``X_t`` of shape ``(n_arms, dim)`` (the random reference of
+    per-arm environments, e.g. FLIPHAT's simulations); the same draws as ``RandomAgent``."""
+
+    observation_model = "per_arm"

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import matplotlib
+from dpbandit.harness.summary import t_interval
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
-
-from dpbandit.harness.summary import t_interval  # noqa: E402
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 
 def plot_regret(
@@ -29,9 +26,13 @@ def plot_regret(
         title: figure title.
         log_y: logarithmic regret axis (useful when agents differ by orders of magnitude).
     """
+    import seaborn as sns  # imported here: seaborn and matplotlib take about 1 s
+    from matplotlib.figure import Figure  # a bare Figure: no pyplot state, no backend switch
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig = Figure(figsize=(7, 4.5))
+    ax = fig.subplots()
     sns.lineplot(
         data=df, x="step", y="cumulative_regret", hue="agent", errorbar=t_interval, ax=ax, linewidth=1.6
     )
@@ -44,5 +45,4 @@ def plot_regret(
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=130)
-    plt.close(fig)
     return path

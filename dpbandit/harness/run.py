@@ -13,19 +13,22 @@ import math
 import multiprocessing
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import gymnasium
 import numpy as np
-import pandas as pd
-from tqdm.auto import tqdm
 
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
 from dpbandit.harness import seeding
+from dpbandit.harness.checks import accepts_keyword, check_agents, check_memory
+from dpbandit.harness.progress import INTERVAL, Heartbeat, RunProgress
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd  # imported where used: pandas takes ~0.4 s, `import dpbandit.harness` stays fast
 
 AgentFactory = Callable[..., Agent]
-"""Anything called as ``factory(n_arms=K, dim=d, rng=rng, horizon=T)``: an Agent class or a partial."""
+"""Anything called as ``factory(n_arms=K, dim=d, rng=rng[, horizon=T])``: an Agent class or a partial.
+``horizon=T`` is passed only when the factory accepts a ``horizon`` keyword (or ``**kwargs``)."""
 
 COLUMNS = [
     "env_id",
@@ -58,8 +61,14 @@ def recording_steps(horizon: int, n_points: int = 1000, spacing: str = "log") ->
 
 def make_env(env_id: str, horizon: int | None = None, env_kwargs: Mapping[str, Any] | None = None):
     """Make a registered environment (importing ``envs`` registers the ``dpbandit/`` ids)."""
+    import gymnasium
+
     import envs  # noqa: F401  (registers the dpbandit/ ids)
 
+    if not isinstance(env_id, str):
+        raise TypeError(
+            f"Expected env_id to be a registered id string, got {type(env_id).__name__} {env_id!r}."
+        )
     kwargs = dict(env_kwargs or {})
     if horizon is not None:
         kwargs["horizon"] = _validate.integer(horizon=horizon, minimum=1)
@@ -97,8 +106,19 @@ def _feature_dim(observation_model: str, env_core: Any) -> int:
     return env_core.dim
 
 
-#: Float64 elements of the observations of one block of the fast path [Fill].
+def _round_elements(observation_model: str, env_core: Any) -> int:
+    """Float64 elements of one round's observation as the agent receives it."""
+    rows = 1 if observation_model == "shared" and env_core.context_model == "shared" else env_core.n_arms
+    return rows * _feature_dim(observation_model, env_core)
+
+
+#: Float64 elements of the observations of one block of the fast path, at most [Fill].
 BLOCK_ELEMENTS = 2**20
+#: Rounds of the first block; later blocks aim at :data:`BLOCK_SECONDS` each (numbers never depend on
+#: the block sizes: blocks are bit-identical to stepping) [Fill].
+FIRST_BLOCK_ROUNDS = 64
+#: Target wall time of one block, so long runs report progress and record wall times often [Fill].
+BLOCK_SECONDS = 0.5
 
 
 def uses_block_path(agent: Agent) -> bool:
@@ -107,7 +127,9 @@ def uses_block_path(agent: Agent) -> bool:
     return type(agent).__module__.startswith("dpbandit.") and callable(getattr(agent, "play_block", None))
 
 
-def _play_steps(agent: Agent, env: Any, obs: np.ndarray, record: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _play_steps(
+    agent: Agent, env: Any, obs: np.ndarray, record: np.ndarray, heartbeat: Heartbeat
+) -> tuple[np.ndarray, np.ndarray]:
     """The generic loop: ``act``, ``env.step``, ``update``; per-round regrets and wall times at ``record``."""
     adapt = _observation_adapter(agent, env.unwrapped)
     horizon = record[-1]
@@ -124,30 +146,82 @@ def _play_steps(agent: Agent, env: Any, obs: np.ndarray, record: np.ndarray) -> 
         if t + 1 == record[next_record]:
             wall[next_record] = time.perf_counter() - start
             next_record += 1
+        if t % 1024 == 1023:
+            heartbeat.tick(t + 1)
     return regrets, wall
 
 
-def _play_blocks(agent: Any, core: Any, obs: np.ndarray, record: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _play_blocks(
+    agent: Any, core: Any, obs: np.ndarray, record: np.ndarray, heartbeat: Heartbeat
+) -> tuple[np.ndarray, np.ndarray]:
     """The fast path: rounds from ``core.draw_rounds`` (bit-identical to stepping) fed to
     ``agent.play_block``; the pseudo-regret ``max_a mu_{t,a} - mu_{t,a_t}`` as ``env.step`` computes it.
-    Wall times are taken at block ends (the recorded step's block)."""
+
+    Blocks start at :data:`FIRST_BLOCK_ROUNDS` rounds and then aim at :data:`BLOCK_SECONDS` each (at
+    most :data:`BLOCK_ELEMENTS` observation elements). Wall times are taken at block ends."""
     adapt = _observation_adapter(agent, core)
     horizon = record[-1]
-    per_round = int(np.prod(adapt(obs).shape))
-    block = max(1, BLOCK_ELEMENTS // per_round)
+    most = max(1, BLOCK_ELEMENTS // int(np.prod(adapt(obs).shape)))
     regrets = np.empty(horizon)
     wall = np.empty(record.size)
     start = time.perf_counter()
-    t = 0
+    t, block = 0, min(most, FIRST_BLOCK_ROUNDS)
     while t < horizon:
         m = min(block, horizon - t)
+        began = time.perf_counter()
         rounds = core.draw_rounds(m)
         actions = agent.play_block(adapt(rounds.observations), rounds.rewards)
         means = rounds.expected_rewards
         regrets[t : t + m] = means.max(axis=1) - means[np.arange(m), actions]
         t += m
-        wall[(record > t - m) & (record <= t)] = time.perf_counter() - start
+        now = time.perf_counter()
+        wall[(record > t - m) & (record <= t)] = now - start
+        heartbeat.tick(t)
+        block = int(min(most, 4 * m, max(1, m * BLOCK_SECONDS / max(now - began, 1e-9))))
     return regrets, wall
+
+
+def _start(
+    env_id: str,
+    agent_name: str,
+    factory: AgentFactory,
+    seed: np.random.SeedSequence,
+    horizon: int | None,
+    env_kwargs: Mapping[str, Any] | None,
+) -> tuple[Any, np.ndarray, Agent]:
+    """The environment reset for ``seed``, its first observation and the agent built for it."""
+    env = make_env(env_id, horizon, env_kwargs)
+    core = env.unwrapped
+    obs, _ = env.reset(seed=seeding.env_seed(seed))
+    kwargs = {"horizon": int(core.horizon)} if accepts_keyword(factory, "horizon") else {}
+    agent = factory(
+        n_arms=core.n_arms,
+        dim=_feature_dim(_observation_model(factory), core),
+        rng=seeding.agent_rng(seed, agent_name),
+        **kwargs,
+    )
+    if not isinstance(agent, Agent):
+        raise TypeError(
+            f"Expected the factory of agent {agent_name!r} to build a dpbandit.agents.Agent, "
+            f"got {type(agent).__name__}."
+        )
+    return env, obs, agent
+
+
+def _compile_here(env_id: str, agents: Mapping[str, AgentFactory], options: Mapping[str, Any]) -> None:
+    """Play the first block of every block-path agent in this process and discard it.
+
+    Run before worker processes start: a compiled kernel is then compiled once here and loaded from
+    numba's cache by every worker, instead of being compiled by several workers at once.
+    """
+    seed = seeding.seed_sequence(0, 0)
+    for name, factory in agents.items():
+        env, obs, agent = _start(env_id, name, factory, seed, options["horizon"], options["env_kwargs"])
+        core = env.unwrapped
+        if uses_block_path(agent) and hasattr(core, "draw_rounds"):
+            first = min(FIRST_BLOCK_ROUNDS, int(core.horizon))
+            _play_blocks(agent, core, obs, np.array([first]), Heartbeat(name, first, None))
+        env.close()
 
 
 def run_one(
@@ -161,24 +235,24 @@ def run_one(
     env_kwargs: Mapping[str, Any] | None = None,
     n_points: int = 1000,
     spacing: str = "log",
+    progress_interval: float | None = None,
 ) -> pd.DataFrame:
-    """Play one agent for one seed; return its recorded rows (see :data:`COLUMNS`)."""
-    env = make_env(env_id, horizon, env_kwargs)
+    """Play one agent for one seed; return its recorded rows (see :data:`COLUMNS`).
+
+    ``progress_interval``: seconds between the round-progress lines of a long run (``None``: none).
+    """
+    env, obs, agent = _start(env_id, agent_name, factory, seed, horizon, env_kwargs)
     core = env.unwrapped
     horizon = int(core.horizon)
-    obs, _ = env.reset(seed=seeding.env_seed(seed))
-    agent = factory(
-        n_arms=core.n_arms,
-        dim=_feature_dim(_observation_model(factory), core),
-        rng=seeding.agent_rng(seed, agent_name),
-        horizon=horizon,
-    )
     record = recording_steps(horizon, n_points, spacing)
+    heartbeat = Heartbeat(f"{agent_name} seed {seed_index}", horizon, progress_interval)
     if uses_block_path(agent) and hasattr(core, "draw_rounds"):
-        regrets, wall = _play_blocks(agent, core, obs, record)
+        regrets, wall = _play_blocks(agent, core, obs, record, heartbeat)
     else:
-        regrets, wall = _play_steps(agent, env, obs, record)
+        regrets, wall = _play_steps(agent, env, obs, record, heartbeat)
     env.close()
+    import pandas as pd
+
     cumulative = np.cumsum(regrets)
     privacy = agent.privacy
     return pd.DataFrame(
@@ -199,9 +273,13 @@ def run_one(
     )
 
 
-def _run_task(args: tuple) -> pd.DataFrame:
+def _run_task(args: tuple) -> tuple[pd.DataFrame, float]:
     env_id, name, factory, root_seed, index, options = args
-    return run_one(env_id, name, factory, seeding.seed_sequence(root_seed, index), seed_index=index, **options)
+    start = time.perf_counter()
+    frame = run_one(
+        env_id, name, factory, seeding.seed_sequence(root_seed, index), seed_index=index, **options
+    )
+    return frame, time.perf_counter() - start
 
 
 def run(
@@ -229,7 +307,11 @@ def run(
         n_points: approximate number of recorded steps per run.
         spacing: ``"log"`` or ``"linear"`` recording grid.
         n_jobs: worker processes (1 runs in this process; factories must be picklable otherwise).
-        progress: show a progress bar (``None``: only on a terminal).
+        progress: report progress on standard error (``None`` or ``True``: a bar on a terminal, plain
+            lines in a log, see :mod:`dpbandit.harness.progress`; ``False``: silent).
+
+    Every input is checked before the first round (names, factories, picklability for
+    ``n_jobs > 1``, the environment, a memory estimate of dim x n_arms x horizon).
 
     Example:
         >>> from dpbandit.agents.linear import LinUCB
@@ -238,29 +320,51 @@ def run(
         >>> int(df["step"].max())
         50
     """
-    if not agents:
-        raise ValueError("Expected at least one agent in agents={}.")
+    n_jobs = _validate.integer(n_jobs=n_jobs, minimum=1)
+    agents = check_agents(agents, n_jobs)
     n_seeds = _validate.integer(n_seeds=n_seeds, minimum=1)
     root_seed = _validate.integer(root_seed=root_seed, minimum=0)
-    n_jobs = _validate.integer(n_jobs=n_jobs, minimum=1)
-    make_env(env_id, horizon, env_kwargs).close()  # fail fast on a bad id / kwargs
-    options = {"horizon": horizon, "env_kwargs": env_kwargs, "n_points": n_points, "spacing": spacing}
+    n_points = _validate.integer(n_points=n_points, minimum=2)
+    _validate.one_of(("log", "linear"), spacing=spacing)
+    if progress is not None and not isinstance(progress, bool):
+        raise TypeError(f"Expected progress to be True, False or None, got {progress!r}.")
+    env = make_env(env_id, horizon, env_kwargs)  # fail fast on a bad id / kwargs
+    core = env.unwrapped
+    per_round = max(_round_elements(_observation_model(f), core) for f in agents.values())
+    check_memory(core, int(core.horizon), max(per_round, BLOCK_ELEMENTS), n_jobs)
+    env.close()
+    show = progress is not False
+    options = {
+        "horizon": horizon,
+        "env_kwargs": env_kwargs,
+        "n_points": n_points,
+        "spacing": spacing,
+        "progress_interval": INTERVAL if show else None,
+    }
     tasks = [
         (env_id, name, factory, root_seed, index, options)
         for index in range(n_seeds)
         for name, factory in agents.items()
     ]
-    bar = tqdm(total=len(tasks), desc="runs", unit="run", disable=None if progress is None else not progress)
+    report = RunProgress(len(tasks), enabled=show)
     frames: list[pd.DataFrame] = []
+    n_jobs = min(n_jobs, len(tasks))
     if n_jobs == 1:
-        for task in tasks:
-            frames.append(_run_task(task))
-            bar.update()
+        results = map(_run_task, tasks)
     else:
+        report.note(f"preparing compiled kernels (compiled on first use, then cached), then {n_jobs} workers")
+        _compile_here(env_id, agents, options)
         context = multiprocessing.get_context("spawn")
-        with futures.ProcessPoolExecutor(max_workers=n_jobs, mp_context=context) as pool:
-            for frame in pool.map(_run_task, tasks):
-                frames.append(frame)
-                bar.update()
-    bar.close()
+        pool = futures.ProcessPoolExecutor(max_workers=n_jobs, mp_context=context)
+        results = pool.map(_run_task, tasks)
+    try:
+        for task, (frame, seconds) in zip(tasks, results, strict=True):
+            frames.append(frame)
+            report.run_done(task[1], task[4], seconds)
+    finally:
+        report.close()
+        if n_jobs > 1:
+            pool.shutdown(cancel_futures=True)
+    import pandas as pd
+
     return pd.concat(frames, ignore_index=True)

@@ -120,11 +120,12 @@ class DPTOFW(LpBallSetup, StreamingOptimizer):
             lr_scale=self.lr_scale,
         )
         self._tree = TreeAggregator(
-            (self.dim,), noise=self._node_noise if self.noise else None, rng=self.rng, horizon=self.horizon
+            (self.dim,), noise=self.node_noise if self.noise else None, rng=self.rng, horizon=self.horizon
         )
         self._d = np.zeros(self.dim)
 
-    def _node_noise(self, rng: np.random.Generator, n: int) -> np.ndarray:
+    def node_noise(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` i.i.d. node draws of G_{||.||_+}(0, sigma_+^2), shape ``(n, dim)`` (the tree's sampler; audits use it)."""
         return self.norm_plus.sample(rng, self.sigma_plus, size=(n,))
 
     @property

@@ -1,5 +1,6 @@
 """Privacy core: noise samplers, regularity constants, tree aggregation, private selection, accounting
-(via Google's dp_accounting), privacy guarantees and empirical audits. See docs/privacy.md."""
+(via Google's dp_accounting) and privacy guarantees. Empirical audits live one layer up, in ``dpbandit.audit``.
+See docs/privacy.md."""
 
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ import numpy as np
 from dpbandit import _validate as v
 from dpbandit.privacy.noise import gaussian, symmetric_gaussian
 
-__all__ = ["TreeAggregator", "binary_tree_matrix", "gaussian_tree", "nodes_in_prefix"]
+__all__ = ["TreeAggregator", "binary_tree_matrix", "gaussian_tree", "nodes_in_prefix", "running_levels"]
 
 NoiseFn = Callable[[np.random.Generator, int], np.ndarray]
 
@@ -40,6 +40,21 @@ def nodes_in_prefix(t: int) -> int:
     """Number of tree nodes summed for prefix ``t``: ``popcount(t)``."""
     t = v.integer(t=t, minimum=1)
     return bin(t).count("1")
+
+
+def running_levels(t: int) -> tuple[int, int | None]:
+    """Level ``ctz(t)`` of the node completing at step ``t``, and the level of the next set bit of ``t``.
+
+    With a running sum per level (``TreeAggregator(..., cumulative=True)``), the prefix sum at ``t`` is
+    the running sum stored at the second level (``None``: no higher set bit, nothing to add) plus the
+    new node; it is then stored as the running sum of the first level.
+
+    >>> running_levels(12)  # 12 = 0b1100: the node [9..12] completes; [1..8] sits at level 3
+    (2, 3)
+    """
+    level = (t & -t).bit_length() - 1
+    higher = t >> (level + 1)
+    return level, (level + 1 + (higher & -higher).bit_length() - 1 if higher else None)
 
 
 def binary_tree_matrix(horizon: int) -> np.ndarray:
@@ -129,7 +144,7 @@ class TreeAggregator:
         if self.horizon is not None and self._t >= self.horizon:
             raise ValueError(f"TreeAggregator is full: horizon={self.horizon} steps already added.")
         self._t += 1
-        level = (self._t & -self._t).bit_length() - 1  # ctz(t): level of the block completing now
+        level = running_levels(self._t)[0]  # ctz(t): level of the block completing now
         block = z + sum(self._exact[:level], np.zeros(self.shape))
         if self.noise is None:
             draw = np.zeros(self.shape)
@@ -154,9 +169,9 @@ class TreeAggregator:
         Valid because the levels above ``ctz(t)`` are unchanged since their running sums were formed.
         """
         node = self._exact[level] + self._node_noise[level]
-        higher = self._t >> (level + 1)
-        if higher:
-            node = self._running[level + 1 + ((higher & -higher).bit_length() - 1)] + node
+        above = running_levels(self._t)[1]
+        if above is not None:
+            node = self._running[above] + node
         if level == len(self._running):
             self._running.append(node)
         else:

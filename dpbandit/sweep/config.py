@@ -36,7 +36,8 @@ from typing import Any
 import yaml
 
 from dpbandit import _validate
-from dpbandit.sweep.grid import Cell, agent_factory, combinations, digest
+from dpbandit.agents.specs import agent_factory
+from dpbandit.sweep.grid import Cell, combinations, digest
 
 __all__ = ["BACKENDS", "Execution", "Sweep", "SweepConfigError", "read_config"]
 

@@ -17,7 +17,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["Cell", "agent_factory", "canonical_json", "combinations", "digest"]
+from dpbandit.agents.specs import agent_factory
+
+__all__ = ["Cell", "canonical_json", "combinations", "digest"]
 
 
 def canonical_json(value: Any) -> str:
@@ -37,7 +39,7 @@ class Cell:
     Attributes:
         agent: the agent's display name (the ``agent`` column of the results); it keys the agent's
             generator (:func:`dpbandit.harness.seeding.agent_rng`), as in ``dpbandit.harness.run``.
-        spec: registered agent spec as parsed by :func:`dpbandit.cli.parse_agent`
+        spec: registered agent spec as parsed by :func:`dpbandit.agents.specs.parse_agent`
             (``"name"`` or ``"name:key=value,..."``).
         options: further constructor keyword arguments as sorted ``(name, value)`` pairs.
         env_id: registered environment id.
@@ -99,21 +101,6 @@ class Cell:
                 parts.append(f"{name}={value:g}")
         parts.append(f"seed {self.seed}")
         return " ".join(parts)
-
-
-def agent_factory(spec: str, options: Mapping[str, Any], budget: Mapping[str, Any]) -> tuple[str, Any]:
-    """:func:`dpbandit.cli.parse_agent` with extra ``options`` (which must all be accepted).
-
-    The budget (``epsilon`` / ``delta``) goes only to agents that accept it; ``options`` override it,
-    and options written inside ``spec`` override both.
-    """
-    from dpbandit.cli import parse_agent
-
-    display, factory = parse_agent(spec, {**budget, **options})
-    unknown = sorted(set(options) - set(getattr(factory, "keywords", {})))
-    if unknown:
-        raise ValueError(f"Unknown option(s) {unknown} for agent {spec!r}.")
-    return display, factory
 
 
 def combinations(groups: Sequence[Mapping[str, Sequence[Any]]]) -> Iterator[dict[str, Any]]:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+
 import numba
 import numpy as np
 import pytest
 
 from dpbandit.agents.dphdb import DPHDB
 from dpbandit.agents.dpucb import DPUCB
+from dpbandit.agents.dpucb_disjoint import DisjointDPUCB
 from dpbandit.agents.kernels.hdb import _lap1
 from dpbandit.agents.linear import GreedyLeastSquares, LinUCB, OFUL
 from dpbandit.privacy.noise import laplace
@@ -83,6 +86,19 @@ def test_dphdb_compiled_equals_numpy_through_warmup_ties_and_block_edges() -> No
     assert fast._tie_rng.random() == slow._tie_rng.random()
 
 
+def test_dphdb_kernel_draws_two_exponentials_per_vertex_and_step() -> None:
+    """The compiled path consumes exactly ``2 x 2d`` standard exponentials per arm step (the floor's count)."""
+    T, d, K = 400, 7, 3
+    X, R = _rounds(T, d, K, seed=8)
+    agent = DPHDB(K, d, rng=np.random.default_rng(9), horizon=T, warmup=20)
+    start = copy.deepcopy(agent.bank.rng)
+    agent.play_block(X, R)
+    steps = int(agent.step_counts.sum())
+    assert steps == K * 20 + K * (T - K * 20)  # warm-up: the pulled arm; afterwards every arm
+    start.standard_exponential(2 * 2 * d * steps)
+    assert agent.bank.rng.random() == start.random()
+
+
 @pytest.mark.parametrize("cls", [LinUCB, GreedyLeastSquares])
 def test_linucb_compiled_equals_numpy_including_ties(cls) -> None:
     T, d, K = 800, 6, 4
@@ -98,6 +114,27 @@ def test_linucb_compiled_equals_numpy_including_ties(cls) -> None:
     np.testing.assert_allclose(fast.theta_hat, slow.theta_hat, rtol=1e-10, atol=1e-12)
     assert fast.t == slow.t == T
     assert fast.rng.random() == slow.rng.random()
+
+
+@pytest.mark.parametrize("noise", [True, False])
+def test_disjoint_dpucb_compiled_equals_numpy_bit_for_bit_including_ties(noise: bool) -> None:
+    T, d, K = 700, 5, 3
+    X, R = _rounds(T, d, K, seed=6)
+    R[::50] = 5.0  # some rewards beyond reward_bound: clipped on both paths
+
+    def make() -> DisjointDPUCB:
+        return DisjointDPUCB(K, d, rng=np.random.default_rng(4), horizon=T, calibration="accountant", noise=noise)
+
+    fast, slow, a_fast, a_slow = _play_both(make, X, R, cuts=(1, 2, 333, 600))
+    np.testing.assert_array_equal(a_fast, a_slow)
+    assert len(set(a_fast.tolist())) == K
+    zero_rows = np.flatnonzero(~X.any(axis=1))
+    assert zero_rows.size > 10  # every arm scores exactly 0: ties, broken in Python on both paths
+    for name in ("exact", "noise_sums", "factor", "u", "theta_hat"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
+    assert fast.t == slow.t == T and fast.clipped_rewards == slow.clipped_rewards > 0
+    assert fast.tree_rng.random() == slow.tree_rng.random()
+    assert fast._tie_rng.random() == slow._tie_rng.random()
 
 
 def test_agents_without_kernel_play_blocks_through_act_update() -> None:

@@ -42,3 +42,25 @@ def test_make_vec_vector_entry_point(env_id: str) -> None:
     assert rewards.shape == (3,) and info["regret"].shape == (3,)
     assert not terminated.any() and not truncated.any()
     assert np.all(info["regret"] >= 0)
+
+
+@pytest.mark.parametrize("env_id", DPBANDIT_IDS)
+def test_render_modes_follow_gymnasium(env_id: str) -> None:
+    assert gym.spec(env_id) is not None
+    for mode in (None, "ansi"):
+        env = gym.make(env_id, horizon=20, render_mode=mode)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            check_env(env.unwrapped)  # also makes the env once per declared render mode
+        assert [str(w.message) for w in caught] == []
+        env.reset(seed=1)
+        _, _, _, _, info = env.step(1)
+        text = env.render()
+        if mode is None:
+            assert text is None
+        else:
+            assert "round 1/20: played arm 1" in text and f"regret {info['regret']:.4g}" in text
+            assert "round 2/20: context" in text
+    assert isinstance(env.unwrapped.metadata["render_fps"], int)
+    with pytest.warns(UserWarning, match="render_mode"), pytest.raises(ValueError, match="render_mode"):
+        gym.make(env_id, render_mode="human")  # Gymnasium warns, the env refuses

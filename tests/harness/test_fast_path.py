@@ -10,6 +10,7 @@ import pandas as pd
 
 from dpbandit.agents.dphdb import DPHDB
 from dpbandit.agents.dpucb import DPUCB
+from dpbandit.agents.dpucb_disjoint import DisjointDPUCB
 from dpbandit.agents.linear import GreedyLeastSquares, LinUCB
 from dpbandit.harness import run
 
@@ -20,6 +21,7 @@ AGENTS = {
     "greedy": GreedyLeastSquares,
     "DP-HDB": functools.partial(DPHDB, warmup=20),
     "DP-UCB": DPUCB,
+    "DP-UCB disjoint": DisjointDPUCB,
 }
 OPTIONS = dict(n_seeds=2, root_seed=3, horizon=300, progress=False, env_kwargs={"n_arms": 3, "dim": 4})
 

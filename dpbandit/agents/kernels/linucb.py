@@ -16,6 +16,7 @@ import numba
 import numpy as np
 
 from dpbandit.agents.kernels import DONE, TIE
+from dpbandit.agents.kernels.ties import best_arms
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -30,7 +31,6 @@ def play(X, R, actions, start, chosen, v_inv, u, theta_hat, alpha, ties):
         if s == start and chosen >= 0:
             a = chosen
         else:
-            best = -np.inf
             for k in range(K):
                 mean = 0.0
                 for i in range(d):
@@ -45,12 +45,7 @@ def play(X, R, actions, start, chosen, v_inv, u, theta_hat, alpha, ties):
                         var += x[i] * row
                     score = mean + alpha * math.sqrt(max(var, 0.0))
                 scores[k] = score
-                best = max(best, score)
-            n = 0
-            for k in range(K):
-                if scores[k] == best:
-                    ties[n] = k
-                    n += 1
+            n = best_arms(scores, ties)
             if n > 1:
                 return TIE, s, n
             a = ties[0]

@@ -78,12 +78,18 @@ class KLProximalPoint:
             return T, self.inner_steps or 2
         return T, theorem9_steps(n=n, dim=dim, rho=self.rho / T, beta=self.beta / T)
 
+    def noise_calibration(self, n: int, dim: int) -> tuple[int, int, float, float]:
+        """``(T, T_in, sigma, Delta)``: rounds, inner steps, noise std of each of the ``T (T_in - 1)`` Gaussian
+        releases and their replace-one sensitivity ``2 L0 / n`` (module docstring; used by ``fit`` and the audit)."""
+        T, T_in = self.rounds(n, dim)
+        sensitivity = 2.0 * self.L0 / n
+        sigma = gaussian_sigma_zcdp(self.rho / T, sensitivity, T_in - 1) if T else 0.0
+        return T, T_in, sigma, sensitivity
+
     def fit(self, objective: Objective, *, record: bool = False) -> OptimResult:
         """Run Algorithm 2 from w0 = 0; ``history`` (with ``record``) holds w_0..w_T."""
         n, d = objective.n, objective.dim
-        T, T_in = self.rounds(n, d)
-        sensitivity = 2.0 * self.L0 / n
-        sigma = gaussian_sigma_zcdp(self.rho / T, sensitivity, T_in - 1) if T else 0.0
+        T, T_in, sigma, sensitivity = self.noise_calibration(n, d)
         w = np.zeros(d)
         history = [w.copy()]
         for _ in range(T):

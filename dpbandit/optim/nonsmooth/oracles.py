@@ -294,7 +294,8 @@ class SinglePassOracle(_Oracle):
         self._pointer += count
         return idx
 
-    def _new_tree(self) -> TreeAggregator:
+    def new_tree(self) -> TreeAggregator:
+        """A fresh tree for one period (noise ``N(0, sigma^2 I)`` per node); audits draw from its sampler."""
         horizon = self.params.period
         if self.noise:
             return gaussian_tree((self.dim,), self.sigma, self._noise_rng, horizon)
@@ -302,7 +303,7 @@ class SinglePassOracle(_Oracle):
 
     def _anchor(self, z: np.ndarray) -> np.ndarray:
         self.counters.anchors += 1
-        self._tree = self._new_tree()  # fresh tree per period (notes 7.6)
+        self._tree = self.new_tree()  # fresh tree per period (notes 7.6)
         self._g = self._anchor_sum(z, self._take(self.params.B1)) / self.params.B1
         return self._tree.add(self._g)
 

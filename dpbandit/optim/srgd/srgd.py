@@ -89,6 +89,20 @@ class AcceleratedDPSRGD(BatchOptimizer):
         """Guarantee of the last ``fit`` (None before fitting or with ``noise=False``)."""
         return self._privacy
 
+    def noise_tree(self, steps: int) -> tuple[TreeAggregator, float | None]:
+        """The prefix-sum tree of a ``steps``-step run and its noise multiplier (``None`` with ``noise=False``).
+
+        Node noise ``N(0, (z C_tree)^2 I)``: ``C_tree = G / (B beta)`` (Lemma 4.3 of 000) and the multiplier
+        ``z`` from the accountant over ``steps`` steps. Sets :attr:`privacy`. ``fit`` builds its tree here; the
+        empirical audit (``dpbandit.audit.optimizers``) draws from the same tree's node sampler.
+        """
+        if not self.noise:
+            self._privacy = None
+            return TreeAggregator((self.dim,), noise=None, rng=self.rng, horizon=steps), None
+        sensitivity = self.clip_norm / (self.batch_size * self.beta)  # C_tree of Lemma 4.3
+        multiplier, self._privacy = calibrate_tree(self.epsilon, self.delta, steps=steps)
+        return gaussian_tree((self.dim,), multiplier * sensitivity, self.rng, horizon=steps), multiplier
+
     def fit(self, X: np.ndarray, y: np.ndarray, *, record: bool = False) -> OptimResult:
         """Run Algorithm 1 once over (X, y) in the given order; returns ``y_T`` (history: ``y_0..y_T``)."""
         X, y = as_data(X, y)
@@ -96,13 +110,7 @@ class AcceleratedDPSRGD(BatchOptimizer):
         T = len(slices) if self.steps is None else self.steps
         if T > len(slices):
             raise ValueError(f"Expected steps <= n // batch_size = {len(slices)} (one epoch), got steps={T}.")
-        if self.noise:
-            sensitivity = self.clip_norm / (self.batch_size * self.beta)  # C_tree of Lemma 4.3
-            multiplier, self._privacy = calibrate_tree(self.epsilon, self.delta, steps=T)
-            tree = gaussian_tree((self.dim,), multiplier * sensitivity, self.rng, horizon=T)
-        else:
-            self._privacy = None
-            tree = TreeAggregator((self.dim,), noise=None, rng=self.rng, horizon=T)
+        tree, multiplier = self.noise_tree(T)
         x = np.zeros(self.dim)
         z = np.zeros(self.dim)
         y_out = np.zeros(self.dim)

@@ -1,4 +1,5 @@
-"""Must show 2 (test scale): every registered real mechanism passes, every broken twin is flagged."""
+"""The audit machinery, and the privacy core's mechanism cases at test scale (each real mechanism passes, each
+broken twin is flagged)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import dpbandit.privacy.audit_cases  # noqa: F401  (registers the built-in cases)
-from dpbandit.privacy.audit import (
+import dpbandit.audit.mechanisms  # noqa: F401  (registers the mechanism cases)
+from dpbandit.audit import (
     AuditCase,
     audit,
     clopper_pearson,
@@ -18,7 +19,7 @@ from dpbandit.privacy.audit import (
 )
 
 N_RUNS = 200_000
-NAMES = sorted(registered())
+NAMES = sorted(registered("dpbandit.audit.mechanisms"))
 CASES = {name: make_case(name) for name in NAMES}  # built once (calibrations call dp_accounting)
 
 

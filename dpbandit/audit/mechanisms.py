@@ -1,4 +1,4 @@
-"""Built-in audit cases of the privacy core (registered on import): each real mechanism and a broken twin.
+"""Audit cases of the privacy core's mechanisms (registered on import): each real mechanism and a broken twin.
 
 Every case runs the library's own code (samplers, ``TreeAggregator``, selection), vectorised over runs: the
 tree is audited by one ``TreeAggregator`` whose shape carries the run axis (independent noise per run).
@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
+from dpbandit.audit.core import AuditCase, register
 from dpbandit.privacy import accounting as acc
-from dpbandit.privacy.audit import AuditCase, register
 from dpbandit.privacy.noise import gaussian, laplace, symmetric_gaussian
 from dpbandit.privacy.regularity import smooth_norm
 from dpbandit.privacy.rnm import exponential_mechanism, report_noisy_min, rnm_epsilon

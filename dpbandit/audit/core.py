@@ -8,10 +8,10 @@ A mechanism is audited on one pair of neighbouring datasets ``(D, D')`` (Jagiels
 
 The distinguisher thresholds a scalar statistic of each run's output (``S = {stat > tau}``; e.g. a
 log-likelihood ratio or a projection on ``f(D') - f(D)``). Half of the runs choose ``tau`` and the inequality
-(the one with the largest Bonferroni-corrected bound); the other half estimate ``a`` and ``b`` with Clopper-Pearson intervals
-(each at level ``alpha/2``), giving a lower bound ``epsilon_lb`` that holds with probability ``>= 1 - alpha``.
-A correct mechanism has ``epsilon_lb <= epsilon`` (w.p. ``>= 1 - alpha``); ``epsilon_lb > claimed`` proves
-a violation.
+(the one with the largest Bonferroni-corrected bound); the other half estimate ``a`` and ``b`` with Clopper-Pearson
+intervals (each at level ``alpha/2``), giving a lower bound ``epsilon_lb`` that holds with probability
+``>= 1 - alpha``. A correct mechanism has ``epsilon_lb <= epsilon`` (w.p. ``>= 1 - alpha``); ``epsilon_lb >
+claimed`` proves a violation.
 
 Registering an audit (see docs/privacy.md)::
 
@@ -149,9 +149,12 @@ def register(name: str) -> Callable[[Callable[[], AuditCase]], Callable[[], Audi
     return wrap
 
 
-def registered() -> dict[str, Callable[[], AuditCase]]:
-    """Copy of the registry ``{name: factory}`` (import the modules defining cases first)."""
-    return dict(_REGISTRY)
+def registered(module: str | None = None) -> dict[str, Callable[[], AuditCase]]:
+    """Copy of the registry ``{name: factory}`` (import the modules defining cases first).
+
+    ``module``: only the factories defined in that module (e.g. ``"dpbandit.audit.agents"``).
+    """
+    return {k: f for k, f in _REGISTRY.items() if module is None or f.__module__ == module}
 
 
 def make_case(name: str) -> AuditCase:

@@ -1,0 +1,183 @@
+"""Batched agents whose one release per batch is a Gaussian mechanism over clipped statistics.
+
+:class:`GaussianBatchedAgent` holds what :class:`~dpbandit.agents.batched.screening.BatchedScreening` and
+:class:`~dpbandit.agents.batched.ridge.BatchedRidge` share: the (epsilon, delta) target, the adaptive clips of
+the played rows and rewards (:mod:`~dpbandit.agents.batched.clipping`), the release
+(:class:`~dpbandit.privacy.release.BlockGaussianRelease`, PLD-calibrated) and the privacy report. Subclasses
+name their statistics' blocks and budget shares, accumulate the clipped rows and rewards of a batch, state each
+block's sensitivity, and fit ``theta`` from the released blocks.
+
+Privacy: see :mod:`dpbandit.agents.batched.base` (parallel composition over batches, joint DP by the billboard
+lemma); the run's epsilon is that of one release, certified by dp-accounting's PLD accountant.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dpbandit import _validate
+from dpbandit.agents.batched.base import BatchedAgent
+from dpbandit.agents.batched.clipping import BLOCKS as CLIP_BLOCKS
+from dpbandit.agents.batched.clipping import AdaptiveClipping
+from dpbandit.privacy.release import BlockGaussianRelease
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dpbandit.privacy.guarantee import PrivacyGuarantee
+
+__all__ = ["GaussianBatchedAgent"]
+
+
+class GaussianBatchedAgent(BatchedAgent):
+    """Shared machinery of the Gaussian-release batched agents (module docstring).
+
+    Args:
+        n_arms, dim, rng, horizon: the Agent contract (``horizon`` or ``delta`` is required).
+        epsilon, delta: the (epsilon, delta)-JDP target of the run (``delta`` defaults to ``1/T``).
+        aux_share: budget share of the counts and clipping blocks together, in (0, 1).
+        context_quantile, reward_quantile, clip_rate: adaptive clipping (``clipping`` module).
+        initial_context_clip: first ``C`` (default: the norm of a point with unit coordinates, ``sqrt(dim)`` in l2
+            and 1 in l_inf); ``initial_reward_clip``: first ``B``.
+        reward_center: fixed centre ``c`` of the rewards (clipped as ``clip(r - c, -B, B)``).
+        first_batch, batch_ratio: the batch schedule.
+        noise: ``False`` = debugging switch: the same algorithm without noise; ``privacy`` is ``None``.
+    """
+
+    #: Main blocks of the release and their share of ``1 - aux_share`` (subclasses).
+    main_blocks: dict[str, float] = {}
+    #: Norm of the context clip: 2 (rows scaled) or inf (coordinates clipped).
+    context_norm: float = 2.0
+
+    def __init__(
+        self,
+        n_arms: int,
+        dim: int,
+        *,
+        rng: np.random.Generator,
+        horizon: int | None = None,
+        epsilon: float = 1.0,
+        delta: float | None = None,
+        aux_share: float = 0.1,
+        context_quantile: float = 0.5,
+        reward_quantile: float = 0.5,
+        clip_rate: float = 2.0,
+        initial_context_clip: float | None = None,
+        initial_reward_clip: float = 1.0,
+        reward_center: float = 0.0,
+        first_batch: int = 32,
+        batch_ratio: float = 2.0,
+        noise: bool = True,
+    ) -> None:
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch, batch_ratio=batch_ratio)
+        if delta is None and self.horizon is None:
+            raise ValueError(f"{type(self).__name__} needs horizon=T or an explicit delta.")
+        self.epsilon = _validate.positive(epsilon=epsilon)
+        self.delta = _validate.probability(delta=1.0 / max(self.horizon or 2, 2) if delta is None else delta)
+        aux_share = _validate.probability(aux_share=aux_share)
+        self.noise = bool(noise)
+        if initial_context_clip is None:  # a point with unit coordinates: its l2 norm, or 1 per coordinate
+            initial_context_clip = math.sqrt(self.dim) if self.context_norm == 2.0 else 1.0
+        self.clipping = AdaptiveClipping(
+            context_clip=initial_context_clip,
+            reward_clip=initial_reward_clip,
+            context_quantile=context_quantile,
+            reward_quantile=reward_quantile,
+            rate=clip_rate,
+            reward_center=reward_center,
+            context_norm=self.context_norm,
+        )
+        aux = ("counts", *CLIP_BLOCKS) if self.n_models > 1 else CLIP_BLOCKS
+        shares = {name: (1.0 - aux_share) * share for name, share in self.main_blocks.items()}
+        shares.update({name: aux_share / len(aux) for name in aux})
+        self.release = self._make_release(shares)
+        self._reset_batch()
+
+    def _make_release(self, shares: dict[str, float]) -> BlockGaussianRelease:
+        """The Gaussian release over the blocks, PLD-calibrated to (epsilon, delta) (subclasses may compose)."""
+        return BlockGaussianRelease(self.epsilon, self.delta, shares, noise=self.noise)
+
+    # -- subclass hooks --------------------------------------------------------------------------
+    def _reset_statistics(self) -> None:
+        raise NotImplementedError
+
+    def _accumulate(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
+        """Add a block of clipped rows and clipped rewards to the main statistics."""
+        raise NotImplementedError
+
+    def _statistics(self) -> dict[str, np.ndarray]:
+        """The main blocks' exact values for the current batch."""
+        raise NotImplementedError
+
+    def _main_sensitivities(self) -> dict[str, float]:
+        """l2 sensitivity of each main block at the current clips ``C`` and ``B``."""
+        raise NotImplementedError
+
+    def _fit(self, released: dict[str, np.ndarray], counts: np.ndarray) -> None:
+        """Update ``theta`` from the released blocks (``counts``: released rounds per model, in [1, n])."""
+        raise NotImplementedError
+
+    # -- batched hooks ---------------------------------------------------------------------------
+    def _reset_batch(self) -> None:
+        self._reset_statistics()
+        self._counts = np.zeros(self.n_models)
+        self._context_inside = 0.0
+        self._reward_inside = 0.0
+
+    def _observe(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
+        clipped_rows, rows_inside = self.clipping.clip_rows(rows)
+        clipped_rewards, rewards_inside = self.clipping.clip_rewards(rewards)
+        self._accumulate(clipped_rows, models, clipped_rewards)
+        self._counts += np.bincount(models, minlength=self.n_models)
+        self._context_inside += float(rows_inside.sum())
+        self._reward_inside += float(rewards_inside.sum())
+
+    def sensitivities(self) -> dict[str, float]:
+        """l2 sensitivity of every released block at the current clips (replace-one user record).
+
+        ``counts`` (disjoint model only): ``sqrt 2``, a switch of the played arm moves one round from one
+        arm's count to another's; the clipping counts: 1.
+        """
+        out = {**self._main_sensitivities(), **self.clipping.sensitivities()}
+        if self.n_models > 1:
+            out["counts"] = math.sqrt(2.0)
+        return out
+
+    def _end_batch(self) -> None:
+        values = {**self._statistics(), "context_inside": self._context_inside, "reward_inside": self._reward_inside}
+        if self.n_models > 1:
+            values["counts"] = self._counts
+        released = self.release.release(self.noise_rng, values, self.sensitivities())
+        n = self.batch_size
+        counts = np.clip(released["counts"], 1.0, n) if self.n_models > 1 else np.full(1, float(n))
+        self._fit(released, counts)
+        self.clipping.update(released, n)
+        self._reset_batch()
+
+    # -- privacy ---------------------------------------------------------------------------------
+    @property
+    def privacy(self) -> PrivacyGuarantee | None:
+        """JDP of the action sequence: one Gaussian release per user (parallel composition over batches)."""
+        if not self.noise:
+            return None
+        from dpbandit.privacy.guarantee import PrivacyGuarantee
+
+        shares = ", ".join(f"{k} {v:.3g}" for k, v in self.release.shares.items())
+        return PrivacyGuarantee(
+            mechanism=f"{type(self).__name__}: one Gaussian release per batch of users (shares: {shares})",
+            claimed_epsilon=self.epsilon,
+            claimed_delta=self.delta,
+            epsilon=self.release.accountant_epsilon(),
+            relation="JDP (billboard lemma); replace-one user record; batches compose in parallel",
+            accountant="pld (GaussianDpEvent of the stacked release)",
+            calibration=f"accountant: noise multiplier z = {self.release.multiplier:.4g} per unit of "
+            "block sensitivity / sqrt(share)",
+            notes="sensitivities at the last clips: "
+            + ", ".join(f"{k} {v:.4g}" for k, v in self.sensitivities().items()),
+        )
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """Identifying hyper-parameters."""
+        return {**super().params, "epsilon": self.epsilon, "delta": self.delta, "noise": self.noise}

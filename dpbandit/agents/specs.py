@@ -1,0 +1,139 @@
+"""Agent specs: ``"name"`` or ``"name:key=value,key=value"`` -> ``(display name, factory)``.
+
+One parser for the command line (``dpbandit run --agents`` / ``--agent``) and sweep configs
+(:mod:`dpbandit.sweep.config`). Names come from the registry :data:`dpbandit.agents.AGENTS`; values
+are Python literals when they parse as one (``alpha=0.5`` is a float, ``link='logistic'`` a string),
+else plain strings.
+
+A *list* of specs (``--agents``) is split on top-level commas (not inside brackets or quotes), and an
+item holding ``=`` but no ``:`` continues the options of the spec before it, so
+``"dphdb,linucb:alpha=0.5,regularization=2,random"`` is three agents. Agent names never hold ``=``,
+so the grouping is unambiguous.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dpbandit.agents import agent_class
+
+__all__ = [
+    "HARNESS_ARGUMENTS",
+    "accepted_options",
+    "agent_factory",
+    "parse_agent",
+    "parse_assignments",
+    "split_agent_list",
+]
+
+
+def _literal(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split on commas outside brackets and quotes: ``"a=(1, 2),b='x,y'"`` -> ``["a=(1, 2)", "b='x,y'"]``."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def parse_assignments(items: Sequence[str], what: str) -> dict[str, Any]:
+    """Parse ``["a=1", "b=x"]`` into ``{"a": 1, "b": "x"}`` (values as Python literals when possible)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"Expected {what} entries of the form key=value, got {item!r}.")
+        out[key.strip()] = _literal(value.strip())
+    return out
+
+
+def split_agent_list(text: str) -> list[str]:
+    """Split a list of specs (module docstring): ``"a,b:x=1,y=2"`` -> ``["a", "b:x=1,y=2"]``."""
+    specs: list[str] = []
+    for item in _split_top_level(text):
+        name_part = item.partition(":")[0]
+        if "=" in name_part:  # "key=value" (no "name:" before it): an option of the previous spec
+            if not specs:
+                raise ValueError(f"Expected an agent name before the option {item!r} in --agents={text!r}.")
+            sep = "," if ":" in specs[-1] else ":"
+            specs[-1] += sep + item
+        else:
+            specs.append(item)
+    if not specs:
+        raise ValueError(f"Expected at least one agent name in --agents={text!r}.")
+    return specs
+
+
+#: Constructor arguments the harness sets itself (never agent options).
+HARNESS_ARGUMENTS = frozenset({"self", "n_arms", "dim", "rng", "horizon"})
+
+
+def accepted_options(cls: type) -> set[str] | None:
+    """The options of ``cls``'s constructor, less :data:`HARNESS_ARGUMENTS` (``None``: ``**kwargs``, any)."""
+    parameters = inspect.signature(cls.__init__).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return None
+    return {
+        name
+        for name, p in parameters.items()
+        if p.kind is not inspect.Parameter.VAR_POSITIONAL and name not in HARNESS_ARGUMENTS
+    }
+
+
+def parse_agent(spec: str, common: Mapping[str, Any] | None = None) -> tuple[str, Any]:
+    """Parse ``"name"`` or ``"name:key=value,key=value"`` into ``(display_name, factory)``.
+
+    ``common`` keyword arguments (e.g. ``epsilon``) go only to agents whose constructor accepts them;
+    options in the spec override them. An option the agent does not accept is an error.
+
+    >>> parse_agent("linucb:alpha=0.5")[0]
+    'linucb:alpha=0.5'
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"Expected an agent spec 'name[:key=value,...]', got {spec!r}.")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip()
+    cls = agent_class(name)
+    accepted = accepted_options(cls)
+    kwargs = {k: v for k, v in (common or {}).items() if accepted is None or k in accepted}
+    kwargs.update(parse_assignments(_split_top_level(rest), f"agent {name!r} option"))
+    unknown = [k for k in kwargs if accepted is not None and k not in accepted]
+    if unknown:
+        known = ", ".join(sorted(accepted or ())) or "no options"
+        raise ValueError(f"Unknown option(s) {unknown} for agent {name!r}; it accepts: {known}.")
+    display = spec.strip() if rest.strip() else name
+    return display, functools.partial(cls, **kwargs) if kwargs else cls
+
+
+def agent_factory(spec: str, options: Mapping[str, Any], budget: Mapping[str, Any]) -> tuple[str, Any]:
+    """:func:`parse_agent` with extra ``options`` (which must all be accepted), as sweep configs give them.
+
+    The budget (``epsilon`` / ``delta``) goes only to agents that accept it; ``options`` override it,
+    and options written inside ``spec`` override both.
+    """
+    display, factory = parse_agent(spec, {**budget, **options})
+    unknown = sorted(set(options) - set(getattr(factory, "keywords", {})))
+    if unknown:
+        raise ValueError(f"Unknown option(s) {unknown} for agent {spec!r}.")
+    return display, factory

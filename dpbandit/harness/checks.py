@@ -1,0 +1,92 @@
+"""Checks of :func:`dpbandit.harness.run`'s inputs, all made before the first round is played."""
+
+from __future__ import annotations
+
+import inspect
+import pickle
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from dpbandit import _validate
+from dpbandit.agents.base import Agent
+
+__all__ = ["accepts_keyword", "check_agents", "check_memory"]
+
+_EXAMPLE = "e.g. {'LinUCB': LinUCB, 'tuned': functools.partial(LinUCB, alpha=0.5)}"
+
+
+def check_agents(agents: Any, n_jobs: int) -> dict[str, Callable[..., Agent]]:
+    """Return ``agents`` as a dict of display name -> factory; raise naming ``agents`` otherwise.
+
+    A factory is an :class:`Agent` subclass, a ``functools.partial`` of one, or any callable
+    returning an agent. Agent *instances* are refused (each run builds fresh agents from the
+    factory, with its own generator), and so is a list of classes (runs need display names). With
+    ``n_jobs > 1`` every factory must pickle, since runs go to worker processes.
+    """
+    if isinstance(agents, Agent) or (isinstance(agents, type) and issubclass(agents, Agent)):
+        name = type(agents).__name__ if isinstance(agents, Agent) else agents.__name__
+        raise TypeError(
+            f"Expected agents to map display names to agent classes or factories ({_EXAMPLE}), "
+            f"got the single {'instance' if isinstance(agents, Agent) else 'class'} {name}; "
+            f"pass {{'{name}': {name}}}."
+        )
+    if not isinstance(agents, Mapping):
+        raise TypeError(
+            f"Expected agents to be a mapping of display name -> agent class or factory "
+            f"({_EXAMPLE}), got {type(agents).__name__}."
+        )
+    if not agents:
+        raise ValueError("Expected at least one agent in agents={}.")
+    out: dict[str, Callable[..., Agent]] = {}
+    for name, factory in agents.items():
+        if not isinstance(name, str) or not name.strip():
+            raise TypeError(f"Expected every key of agents to be a non-empty display name, got {name!r}.")
+        if isinstance(factory, Agent):
+            cls = type(factory).__name__
+            raise TypeError(
+                f"Expected agents[{name!r}] to be an agent class or factory, got an instance of "
+                f"{cls}; pass the class {cls} (or functools.partial({cls}, ...)): every run "
+                f"builds a fresh agent with its own generator."
+            )
+        if not callable(factory):
+            raise TypeError(f"Expected agents[{name!r}] to be an agent class or factory, got {factory!r}.")
+        if n_jobs > 1:
+            try:
+                pickle.dumps(factory)
+            except Exception as err:  # noqa: BLE001  (pickling can fail in many ways)
+                raise TypeError(
+                    f"Expected agents[{name!r}] to be picklable for n_jobs={n_jobs} (worker "
+                    f"processes): {err}. Define it at module level, or use n_jobs=1."
+                ) from None
+        out[name] = factory
+    return out
+
+
+def accepts_keyword(factory: Callable[..., Any], name: str) -> bool:
+    """Whether ``factory(..., name=value)`` is accepted: a parameter ``name``, or ``**kwargs``."""
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # no signature (a builtin): assume it takes the keyword
+        return True
+    bound = getattr(factory, "keywords", {}) or {}
+    if name in bound:
+        return True
+    return name in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+
+def check_memory(core: Any, horizon: int, block_elements: int, n_jobs: int) -> None:
+    """Raise before any work if ``n_jobs`` runs at once would not fit in the free memory.
+
+    One run holds the environment's round chunk (:attr:`envs.problem.GLMProblem.round_bytes` per
+    round), a block of agent observations (``block_elements`` float64) and two float64 arrays of
+    length T.
+    Agents' own state is not counted.
+    """
+    problem = core.problem
+    chunk = getattr(getattr(core, "_stream", None), "chunk_rounds", 1)
+    env_bytes = problem.round_bytes * chunk + 8 * block_elements
+    per_run = env_bytes + 16 * horizon
+    sizes = (
+        f"dim={problem.dim} x n_arms={problem.n_arms}" if env_bytes >= 16 * horizon else f"horizon={horizon}"
+    )
+    _validate.fits_in_memory(per_run * n_jobs, because=f"{sizes} (with n_jobs={n_jobs} runs at once)")

@@ -1,0 +1,438 @@
+"""The privacy mutants of ``sims/privacy_mutation.py``: realistic calibration bugs the test suite must catch.
+
+Each entry is one exact text replacement in one file (the old text must occur exactly once) and the tests
+that should catch it. Adding a private agent or optimizer is one entry per planted bug, e.g.::
+
+    Mutant("myagent-noise-halved", "dpbandit/agents/myagent.py", "gaussian_tree(shape, self.sigma,",
+           "gaussian_tree(shape, self.sigma / 2,", MYAGENT),
+
+``listed=True`` marks the seven mutants of issue 17 (four that survived the suite, three caught by a single
+indirect assertion): each must be killed by at least two tests in different files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One planted bug: replace ``old`` (exactly once) by ``new`` in ``path``; run ``tests`` (node ids)."""
+
+    name: str
+    path: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+    listed: bool = False
+
+
+def _cases(*names: str) -> tuple[str, ...]:
+    """The audit verdict tests of the given object cases."""
+    return tuple(f"tests/audit/test_object_cases.py::test_object_case_verdict[{n}]" for n in names)
+
+
+# ---------------------------------------------------------------- test selections
+CORE = ("tests/privacy",)
+MECHANISMS = (*CORE, "tests/audit/test_core.py")  # plus the empirical audits of the mechanisms
+POFW = (
+    "tests/optim/test_pofw.py",
+    "tests/optim/test_ofw_calibration.py",
+    *_cases("dp-pofw-selection/correct"),
+)
+HDB = (
+    "tests/agents/test_dphdb.py",
+    "tests/agents/test_private_calibration.py",
+    "tests/agents/test_fast_paths.py",
+    *_cases("dp-hdb-step/compiled"),
+)
+UCB = (
+    "tests/agents/test_dpucb.py",
+    "tests/agents/test_private_calibration.py",
+    *_cases("dp-ucb-tree/agent-noise"),
+)
+TOFW = ("tests/optim/test_tofw.py", "tests/optim/test_ofw_calibration.py", *_cases("dp-tofw-tree/calibrated"))
+BASELINES = ("tests/optim/test_baselines.py", "tests/optim/test_ofw_calibration.py")
+SRGD = ("tests/optim/srgd", *_cases("srgd-tree/calibrated"))
+KL = ("tests/optim/kl", *_cases("kl-prox/calibrated"))
+NONSMOOTH = (
+    "tests/optim/nonsmooth",
+    *_cases("nonsmooth-single-pass/calibrated", "nonsmooth-multi-pass/calibrated"),
+)
+
+MUTANTS: tuple[Mutant, ...] = (
+    # ------------------------------------------------------------ noise samplers and regularity
+    Mutant(
+        "noise-gaussian-halved",
+        "dpbandit/privacy/noise.py",
+        "return sigma * rng.standard_normal(_shape(size))",
+        "return 0.5 * sigma * rng.standard_normal(_shape(size))",
+        MECHANISMS,
+    ),
+    Mutant(
+        "noise-laplace-halved",
+        "dpbandit/privacy/noise.py",
+        "    out *= scale\n",
+        "    out *= 0.5 * scale\n",
+        MECHANISMS,
+    ),
+    Mutant(
+        "noise-symmetric-normalisation",
+        "dpbandit/privacy/noise.py",
+        "return (sigma / math.sqrt(2.0)) * (z + np.swapaxes(z, -1, -2))",
+        "return (sigma / 2.0) * (z + np.swapaxes(z, -1, -2))",
+        MECHANISMS,
+    ),
+    Mutant(
+        "noise-gengauss-printed-gamma-scale",
+        "dpbandit/privacy/noise.py",
+        "rng.gamma(dim / 2.0, 2.0 * sigma**2, shape)",
+        "rng.gamma(dim / 2.0, 2.0 * sigma, shape)",
+        MECHANISMS,
+    ),
+    Mutant(
+        "regularity-kappa-lemma-3.3",
+        "dpbandit/privacy/regularity.py",
+        "scale=scale, kappa=scale**2, kappa_plus=1.0)",
+        "scale=scale, kappa=scale, kappa_plus=1.0)",
+        (*MECHANISMS, "tests/optim/test_ofw_calibration.py"),
+    ),
+    # ------------------------------------------------------------ tree aggregation
+    Mutant(
+        "tree-node-noise-halved",
+        "dpbandit/privacy/tree.py",
+        "            draw = draw[0]\n",
+        "            draw = 0.5 * draw[0]\n",
+        MECHANISMS,
+    ),
+    Mutant(
+        "tree-stale-node-noise",
+        "dpbandit/privacy/tree.py",
+        "            self._node_noise[level] = draw\n",
+        "            self._node_noise[level] = self._node_noise[level] if level else draw\n",
+        MECHANISMS,
+    ),
+    Mutant(
+        "tree-gaussian-tree-halved",
+        "dpbandit/privacy/tree.py",
+        "return gaussian(g, sigma, (n, *shape))",
+        "return gaussian(g, sigma / 2, (n, *shape))",
+        MECHANISMS,
+    ),
+    # ------------------------------------------------------------ private selection
+    Mutant(
+        "rnm-min-scale-halved",
+        "dpbandit/privacy/rnm.py",
+        "return np.argmin(scores + laplace(rng, scale, scores.shape), axis=-1)",
+        "return np.argmin(scores + laplace(rng, scale / 2, scores.shape), axis=-1)",
+        MECHANISMS,
+    ),
+    Mutant(
+        "rnm-epsilon-monotone",
+        "dpbandit/privacy/rnm.py",
+        "return (1.0 if monotone else 2.0) * sensitivity / scale",
+        "return sensitivity / scale",
+        MECHANISMS,
+    ),
+    Mutant(
+        "expmech-monotone-exponent",
+        "dpbandit/privacy/rnm.py",
+        "factor = epsilon / ((1.0 if monotone else 2.0) * sensitivity)",
+        "factor = epsilon / sensitivity",
+        MECHANISMS,
+    ),
+    # ------------------------------------------------------------ accounting
+    Mutant(
+        "acc-gaussian-sigma-ignores-count",
+        "dpbandit/privacy/accounting.py",
+        "return z * math.sqrt(count) * sensitivity",
+        "return z * sensitivity",
+        CORE,
+        listed=True,
+    ),
+    Mutant(
+        "acc-tree-sigma-drops-sensitivity",
+        "dpbandit/privacy/accounting.py",
+        '"rdp", RELATION)\n    return z * sensitivity\n',
+        '"rdp", RELATION)\n    return z\n',
+        CORE,
+    ),
+    Mutant(
+        "acc-tree-sigma-half-the-steps",
+        "dpbandit/privacy/accounting.py",
+        "lambda z: tree_aggregation_event(z, steps)",
+        "lambda z: tree_aggregation_event(z, max(1, steps // 2))",
+        CORE,
+    ),
+    Mutant(
+        "acc-epsilon-to-zcdp-doubled",
+        "dpbandit/privacy/accounting.py",
+        "return 1.0 / (2.0 * z**2)",
+        "return 1.0 / z**2",
+        CORE,
+    ),
+    Mutant(
+        "acc-gaussian-event-multiplier",
+        "dpbandit/privacy/accounting.py",
+        "z = v.positive(sigma=sigma) / v.positive(sensitivity=sensitivity)",
+        "z = 2.0 * v.positive(sigma=sigma) / v.positive(sensitivity=sensitivity)",
+        CORE,
+    ),
+    Mutant(
+        "acc-pure-dp-ignores-count",
+        "dpbandit/privacy/accounting.py",
+        "RandomizedResponseDpEvent(noise, 2), _count(count))",
+        "RandomizedResponseDpEvent(noise, 2), 1)",
+        CORE,
+    ),
+    Mutant(
+        "acc-zcdp-sigma-ignores-count",
+        "dpbandit/privacy/accounting.py",
+        "math.sqrt(_count(count) / (2.0 * rho))",
+        "math.sqrt(1 / (2.0 * rho))",
+        (*CORE, "tests/optim/kl"),
+    ),
+    Mutant(
+        "acc-lemma-2.1-drops-kappa",
+        "dpbandit/privacy/accounting.py",
+        "math.sqrt(2.0 * kappa * math.log(1.0 / delta))",
+        "math.sqrt(2.0 * math.log(1.0 / delta))",
+        CORE,
+    ),
+    # -------------------------------------------------------- DP-POFW, DP-HDB (numpy path, numba kernel)
+    Mutant(
+        "pofw-line8-factor-dropped",
+        "dpbandit/optim/pofw.py",
+        "base = 4.0 * diameter * (smoothness * diameter + lipschitz)",
+        "base = 2.0 * diameter * (smoothness * diameter + lipschitz)",
+        (*POFW, *HDB),
+    ),
+    Mutant(
+        "pofw-numpy-scale-halved",
+        "dpbandit/optim/pofw.py",
+        "report_noisy_min(self.rng, scores / scale[:, None], 1.0)",
+        "report_noisy_min(self.rng, scores / (0.5 * scale[:, None]), 1.0)",
+        (*POFW, *HDB),
+    ),
+    Mutant(
+        "pofw-step-epsilon-monotone",
+        "dpbandit/optim/pofw.py",
+        "/ (2.0 * m * (t + 1.0) * self.log_term)",
+        "/ (4.0 * m * (t + 1.0) * self.log_term)",
+        (*POFW, *HDB),
+    ),
+    Mutant(
+        "pofw-streams-ignored",
+        "dpbandit/optim/pofw.py",
+        "return self.streams * 0.5 * float(",
+        "return 0.5 * float(",
+        (*POFW, *HDB),
+    ),
+    Mutant(
+        "hdb-kernel-scale-halved",
+        "dpbandit/agents/kernels/hdb.py",
+        "    scale = scale1 / math.sqrt(t)\n",
+        "    scale = 0.5 * scale1 / math.sqrt(t)\n",
+        HDB,
+        listed=True,
+    ),
+    Mutant(
+        "hdb-joint-calibration-one-stream",
+        "dpbandit/agents/dphdb.py",
+        "                streams=2,\n",
+        "                streams=1,\n",
+        HDB,
+        listed=True,
+    ),
+    Mutant(
+        "hdb-compiled-scale1-halved",
+        "dpbandit/agents/dphdb.py",
+        "scale1 = float(line8_scale(np.ones(1), radius=",
+        "scale1 = float(line8_scale(np.full(1, 4.0), radius=",
+        HDB,
+    ),
+    Mutant(
+        "hdb-steps-per-arm-without-warmup",
+        "dpbandit/agents/dphdb.py",
+        "steps_per_arm = min(self.horizon, self.warmup + max(0, self.horizon - forced))",
+        "steps_per_arm = min(self.horizon, 1 + max(0, self.horizon - forced))",
+        HDB,
+    ),
+    # ------------------------------------------------------------ DP-UCB
+    Mutant(
+        "ucb-tree-built-with-half-sigma",
+        "dpbandit/agents/dpucb.py",
+        "gaussian_tree(shape, self.sigma_noise, tree_rng,",
+        "gaussian_tree(shape, self.sigma_noise / 2, tree_rng,",
+        UCB,
+        listed=True,
+    ),
+    Mutant(
+        "ucb-sensitivity-drops-reward",
+        "dpbandit/agents/dpucb.py",
+        "self.sensitivity = self.feature_bound**2 + self.reward_bound**2",
+        "self.sensitivity = self.feature_bound**2",
+        UCB,
+    ),
+    Mutant(
+        "ucb-accountant-half-horizon",
+        "dpbandit/agents/dpucb.py",
+        "tree_gaussian_sigma(self.epsilon, self.delta, self.horizon, self.sensitivity)",
+        "tree_gaussian_sigma(self.epsilon, self.delta, max(1, self.horizon // 2), self.sensitivity)",
+        UCB,
+    ),
+    Mutant(
+        "ucb-report-multiplier-doubled",
+        "dpbandit/agents/dpucb.py",
+        "multiplier = self.sigma_noise / self.sensitivity",
+        "multiplier = 2.0 * self.sigma_noise / self.sensitivity",
+        UCB,
+    ),
+    Mutant(
+        "ucb-levels-off-by-one",
+        "dpbandit/agents/dpucb.py",
+        "self.levels = 1 + math.ceil(math.log2(T))",
+        "self.levels = math.ceil(math.log2(T))",
+        UCB,
+    ),
+    # ------------------------------------------------------------ DP-TOFW and the 004 baselines
+    Mutant(
+        "tofw-eq-3.2-factor",
+        "dpbandit/optim/tofw.py",
+        "math.sqrt(8.0 * m**2 * kappa",
+        "math.sqrt(2.0 * m**2 * kappa",
+        TOFW,
+    ),
+    Mutant(
+        "tofw-node-noise-halved",
+        "dpbandit/optim/tofw.py",
+        "self.norm_plus.sample(rng, self.sigma_plus, size=(n,))",
+        "self.norm_plus.sample(rng, self.sigma_plus / 2, size=(n,))",
+        TOFW,
+    ),
+    Mutant(
+        "tofw-report-sensitivity-factor",
+        "dpbandit/optim/tofw.py",
+        "self.sensitivity = 2.0 * (self.lr_scale",
+        "self.sensitivity = (self.lr_scale",
+        TOFW,
+    ),
+    Mutant(
+        "tofw-depth-off-by-one",
+        "dpbandit/optim/tofw.py",
+        "m = (horizon - 1).bit_length() + 1",
+        "m = (horizon - 1).bit_length()",
+        TOFW,
+    ),
+    Mutant(
+        "noisysgd-sigma-factor",
+        "dpbandit/optim/baselines/noisy_sgd.py",
+        "math.sqrt(8.0 * math.log(1.0 / self.delta))",
+        "math.sqrt(2.0 * math.log(1.0 / self.delta))",
+        BASELINES,
+    ),
+    Mutant(
+        "noisysfw-sigma0-factor",
+        "dpbandit/optim/baselines/noisy_sfw.py",
+        "sigma_0 = 4.0 * math.sqrt(",
+        "sigma_0 = 2.0 * math.sqrt(",
+        BASELINES,
+    ),
+    Mutant(
+        "localmd-noise-constant",
+        "dpbandit/optim/baselines/local_md.py",
+        "sigma_i = 100.0 * self.lipschitz",
+        "sigma_i = 50.0 * self.lipschitz",
+        BASELINES,
+    ),
+    # ------------------------------------------------------------ single-epoch and MF optimizers (000/001)
+    Mutant(
+        "srgd-calibrated-for-one-step",
+        "dpbandit/optim/srgd/srgd.py",
+        "calibrate_tree(self.epsilon, self.delta, steps=steps)",
+        "calibrate_tree(self.epsilon, self.delta, steps=1)",
+        SRGD,
+        listed=True,
+    ),
+    Mutant(
+        "srgd-tree-sensitivity-halved",
+        "dpbandit/optim/srgd/srgd.py",
+        "sensitivity = self.clip_norm / (self.batch_size * self.beta)",
+        "sensitivity = self.clip_norm / (2 * self.batch_size * self.beta)",
+        SRGD,
+        listed=True,
+    ),
+    Mutant(
+        "memf-noise-std-halved",
+        "dpbandit/optim/srgd/memf.py",
+        "sigma = self.clip_norm / (self.batch_size * np.sqrt(2.0 * self.rho))",
+        "sigma = self.clip_norm / (2 * self.batch_size * np.sqrt(2.0 * self.rho))",
+        SRGD,
+    ),
+    # ------------------------------------------------------------ KL optimizers (003)
+    Mutant(
+        "kl-prox-sensitivity-factor",
+        "dpbandit/optim/kl/proximal.py",
+        "sensitivity = 2.0 * self.L0 / n",
+        "sensitivity = self.L0 / n",
+        KL,
+    ),
+    Mutant(
+        "kl-prox-one-release-per-round",
+        "dpbandit/optim/kl/proximal.py",
+        "gaussian_sigma_zcdp(self.rho / T, sensitivity, T_in - 1)",
+        "gaussian_sigma_zcdp(self.rho / T, sensitivity, 1)",
+        KL,
+    ),
+    Mutant(
+        "kl-spider-anchor-sensitivity",
+        "dpbandit/optim/kl/schedule.py",
+        "anchor_sensitivity=2.0 * L0 / n",
+        "anchor_sensitivity=L0 / n",
+        KL,
+    ),
+    Mutant(
+        "kl-adaptive-sensitivity",
+        "dpbandit/optim/kl/adaptive.py",
+        "delta_sens = 2.0 * self.L0 / n",
+        "delta_sens = self.L0 / n",
+        KL,
+    ),
+    # ------------------------------------------------------------ nonsmooth oracles and DP-SGD (002)
+    Mutant(
+        "nonsmooth-single-pass-drops-factor-2",
+        "dpbandit/optim/nonsmooth/oracles.py",
+        "self.sensitivities = (2.0 * self.clip_anchor / params.B1, 2.0 * self.clip_increment / params.B2)",
+        "self.sensitivities = (self.clip_anchor / params.B1, self.clip_increment / params.B2)",
+        NONSMOOTH,
+        listed=True,
+    ),
+    Mutant(
+        "nonsmooth-multi-pass-drops-factor-2",
+        "dpbandit/optim/nonsmooth/oracles.py",
+        "self.sensitivities = (2.0 * self.clip_anchor / n, 2.0 * self.clip_increment / n)",
+        "self.sensitivities = (self.clip_anchor / n, self.clip_increment / n)",
+        NONSMOOTH,
+    ),
+    Mutant(
+        "nonsmooth-paper-tree-sigma-factor",
+        "dpbandit/optim/nonsmooth/calibration.py",
+        "return 4.0 * sensitivity * math.sqrt(",
+        "return 2.0 * sensitivity * math.sqrt(",
+        NONSMOOTH,
+    ),
+    Mutant(
+        "nonsmooth-multi-pass-increment-count",
+        "dpbandit/optim/nonsmooth/calibration.py",
+        "z2 = z_eff * math.sqrt(k2 * total / weights[1])",
+        "z2 = z_eff * math.sqrt(total / weights[1])",
+        NONSMOOTH,
+    ),
+    Mutant(
+        "nonsmooth-dpsgd-sensitivity",
+        "dpbandit/optim/nonsmooth/baselines.py",
+        "sensitivity = 2.0 * self.clip_norm / B",
+        "sensitivity = self.clip_norm / B",
+        NONSMOOTH,
+    ),
+)

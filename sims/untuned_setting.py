@@ -1,0 +1,79 @@
+"""A setting tuned for nobody (issue 13, Must show 5): sparse logistic bandit with Bernoulli rewards, d = 1000, K = 5.
+
+``dpbandit/HDBSection54-v0`` with ``dim=1000, n_arms=5, sparsity=10, link="logistic", noise="native",
+theta_radius=10`` (10 non-zero coordinates of 1.0 per arm, contexts with ||x||_inf = 1, Bernoulli rewards),
+T = 10^5, epsilon = 1, delta = 1/T. Agents: the batched private agents with their defaults, the same with the
+reward centre at 0.5 (the midpoint of {0, 1} rewards, which a user with Bernoulli rewards would pass; the default
+centre is 0), their noise-off versions (not private), LinUCB (not private) and random play. Each row's ratio is
+paired by seed with random play.
+
+Usage: python sims/untuned_setting.py [--quick] [--seeds 5] [--store out/sweeps]
+Resumable sweep ``<store>/untuned_setting-<hash>``; writes results/untuned_setting.{csv,md,png}.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from fig5_1 import ENV_ID, RESULTS, command_line, markdown, shown, sweep, write_csv  # noqa: E402
+
+from dpbandit.harness import final_regret_table, plot_regret  # noqa: E402
+
+ENV = {"dim": 1000, "n_arms": 5, "sparsity": 10, "link": "logistic", "noise": "native", "theta_radius": 10}
+AGENTS = [
+    {"agent": "batched-screening", "label": "BatchedScreening", "epsilon": 1.0},
+    {"agent": "batched-peeling", "label": "BatchedPeeling", "epsilon": 1.0},
+    {"agent": "batched-screening", "label": "BatchedScreening, centre 0.5", "epsilon": 1.0, "reward_center": 0.5},
+    {"agent": "batched-peeling", "label": "BatchedPeeling, centre 0.5", "epsilon": 1.0, "reward_center": 0.5},
+    {"agent": "batched-screening", "label": "BatchedScreening noise off (not private)", "noise": False},
+    {"agent": "batched-peeling", "label": "BatchedPeeling noise off (not private)", "noise": False},
+    {"agent": "batched-screening", "label": "BatchedScreening, centre 0.5, noise off (not private)",
+     "noise": False, "reward_center": 0.5},
+    {"agent": "batched-peeling", "label": "BatchedPeeling, centre 0.5, noise off (not private)", "noise": False,
+     "reward_center": 0.5},
+    {"agent": "linucb", "label": "LinUCB (not private)"},
+    {"agent": "random", "label": "random"},
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="T = 5000, 2 seeds, no LinUCB")
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--horizon", type=int, default=100_000)
+    parser.add_argument("--root-seed", type=int, default=2022)
+    parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
+    args = parser.parse_args()
+    horizon, seeds = (5_000, 2) if args.quick else (args.horizon, args.seeds)
+    agents = [a for a in AGENTS if not (args.quick and a["agent"] == "linucb")]
+    stem = "untuned_setting_quick" if args.quick else "untuned_setting"
+    config = {"name": stem, "root_seed": args.root_seed, "seeds": seeds, "n_points": 200,
+              "grid": {"agent": agents, "env_id": ENV_ID, "horizon": horizon,
+                       **{f"env.{k}": v for k, v in ENV.items()}}}
+    rows, store = sweep(config, args.store)
+    table = final_regret_table(rows)
+    command = command_line()
+    where = f"root seed {args.root_seed}; sweep store {shown(store)}"
+    RESULTS.mkdir(exist_ok=True)
+    write_csv(table, RESULTS / f"{stem}.csv", f"produced by: {command} ({where})")
+    title = (f"{ENV_ID} with d=1000, K=5, s=10, logistic, Bernoulli rewards; T={horizon:,}, epsilon=1, "
+             f"{seeds} seeds")
+    plot_regret(rows, RESULTS / f"{stem}.png", title=title, log_y=True)
+    cols = ["agent", "final_regret_mean", "ratio_to_random", "ratio_to_random_ci95_low",
+            "ratio_to_random_ci95_high", "epsilon", "claimed_epsilon", "seeds"]
+    with open(RESULTS / f"{stem}.md", "w") as fh:
+        fh.write(f"# A setting tuned for nobody\n\nCommand: `{command}` ({where})\n\n{title}. "
+                 "`epsilon` is the accountant's at delta = 1/T; ratios are paired by seed with random play, "
+                 "with 95% t-intervals.\n\n")
+        fh.write(markdown(table[cols]) + "\n")
+    print(table[cols].to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
