@@ -162,7 +162,7 @@ class AuthorsCodeTOFW(DPTOFW):
         exponent = 1.0 - 2.0 / self.p  # OFW_pge2 at HEAD, algo.py:444, 461-462
         return 2.0, self.dim**exponent, self.dim ** (exponent / 2.0)
 
-    def _node_noise(self, rng: np.random.Generator, n: int) -> np.ndarray:
+    def node_noise(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` node draws, served from draws of ``_NODE_CHUNK`` nodes at a time (one per step in total)."""
         if self._pending.shape[0] < n:
             fresh = authors_ggplus(

@@ -37,7 +37,7 @@ def test_sigma_plus_and_the_noise_actually_drawn(version, p, dim):
     assert opt.sigma_plus == pytest.approx(_SIGMA[(version, p, dim)], rel=1e-12)
     index = 2.0 if math.isinf(p) else min(3 - 1, math.log(dim) - 1)
     assert opt.noise_index == pytest.approx(index)
-    draws = opt._node_noise(np.random.default_rng(1), 40_000)
+    draws = opt.node_noise(np.random.default_rng(1), 40_000)
     radius_sq = np.sum(np.abs(draws) ** index, axis=1) ** (2 / index)
     sigma = opt.sigma_plus
     # E Gamma(d/2, 2 sigma^2) = d sigma^2 (615a971) vs E Gamma(d/2, 2 sigma) = d sigma (302d221)
