@@ -189,10 +189,11 @@ def replica_check(table: pd.DataFrame, scaled_table: pd.DataFrame, band: tuple[f
         lines.append(
             f"- On {name}: the replica (not private) scores {rep['final_regret_mean']:.1f} "
             f"(95% CI [{rep['ci95_low']:.1f}, {rep['ci95_high']:.1f}], {int(rep['seeds'])} seeds; "
-            f"{rep['ratio_to_random']:.2f}x random on the same seeds), random play {rnd['final_regret_mean']:.1f}, "
+            f"{rep['ratio_to_random']:.2f}x random on the same seeds), "
+            f"random play {rnd['final_regret_mean']:.1f}, "
             f"the faithful DP-HDB at epsilon = 1 {row(frame, 'DP-HDB')['final_regret_mean']:.1f}: "
-            f"{'**inside**' if inside else '**outside**'} the band [{band[0]:g}, {band[1]:g}] around the published ~"
-            f"{PAPER['DP-HDB']:g}."
+            f"{'**inside**' if inside else '**outside**'} the band [{band[0]:g}, {band[1]:g}] "
+            f"around the published ~{PAPER['DP-HDB']:g}."
         )
     return "\n".join(lines)
 
@@ -249,8 +250,9 @@ def main() -> None:
         fh.write("### The replica against the published DP-HDB number (issue 14, Must show 2)\n\n"
                  + replica_check(table, scaled_table, REPLICA_BAND) + "\n\n"
                  "So the published ~62 is reproduced by the authors' code only on the authors' l1 context "
-                 "scaling, where random play already scores about as much; on the l_inf environment of Figure 5.1 the "
-                 "replica is at random play's level, as is every private agent at epsilon = 1.\n\n")
+                 "scaling, where random play already scores about as much; on the l_inf environment of "
+                 "Figure 5.1 the replica is at random play's level, as is every private agent at "
+                 "epsilon = 1.\n\n")
         fh.write("Long horizons (T up to 10^7, the faithful DP-HDB's crossover with random play): "
                  "[results/fig5_1_long.md](fig5_1_long.md). All seed papers: "
                  "[results/fidelity.md](fidelity.md).\n")
