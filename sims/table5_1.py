@@ -14,10 +14,17 @@ that pass divided by the number of scales ("amortised"). As in the paper, NoisyS
 (T, d) = (10000, 5) (no such row in Table 5.1); ``--all-sgd`` adds it.
 
 Usage: python sims/table5_1.py [--quick] [--workers 2] [--seeds 10] [--all-sgd] [--resume]
-       [--ofw-epsilons 1 10 30 100]
+       [--ofw-epsilons 1 10 30 100] [--replica] [--epsilon-star]
 Writes results/table5_1.runs.csv (one row per run), results/table5_1.csv (best scale per cell, with the
 paper's numbers) and results/table5_1.md (the table, wall-clock, the command). ``--ofw-epsilons`` is a
 diagnostic (OFW only, at several epsilons) written to results/table5_1.diag.*.
+
+Fidelity (issue 14; results/table5_1.fidelity.{csv,md}, summarised at the end of table5_1.md):
+``--replica`` runs the replicas of the authors' DP-TOFW code (``dpbandit.optim.tofw_replica``, NOT
+private; code versions 615a971 and 302d221) at epsilon = 1 on the same data and learning-rate grid
+(results/table5_1.replica.*); ``--epsilon-star`` runs the faithful DP-TOFW on ``EPSILON_STAR_GRID``
+(results/table5_1.epsstar.*): epsilon* of a cell is the smallest grid epsilon at which the best-scale
+mean SubOpt is within the paper's mean +- 2 std.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from table5_1_fidelity import EPSILON_STAR_GRID, REPLICAS, _fmt, fidelity_lines, write_fidelity
 from tqdm import tqdm
 
 from dpbandit.optim.baselines import NoisySFW, NoisySGD
@@ -40,6 +48,7 @@ from dpbandit.optim.geometry import dual_exponent, lp_norm
 from dpbandit.optim.losses import ClippedLoss, SquaredLoss
 from dpbandit.optim.metrics import risk, subopt
 from dpbandit.optim.tofw import DPTOFW
+from dpbandit.optim.tofw_replica import AuthorsCodeTOFW
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 ROOT_SEED = 20221122
@@ -56,6 +65,8 @@ GRIDS = {  # learning-rate scales of the authors' execute.sh (notes Section 4.1)
     ("NoisySGD", math.inf): (0.1, 0.4, 0.8, 1.0, 1.2, 2.0),
 }
 BASELINE = {1.5: "NoisySFW", math.inf: "NoisySGD"}
+#: Noise stream per algorithm (NoisySGD draws from stream 2 inside its own pass).
+STREAMS = {"OFW": 0, "NoisySFW": 1, "OFW replica 615a971": 3, "OFW replica 302d221": 4}
 
 # Table 5.1 of the paper: (T, d, p, algo) -> (risk mean, std, subopt mean, std, time mean, std)
 PAPER = {
@@ -143,6 +154,9 @@ def make_optimizer(algo: str, T: int, d: int, p: float, scale: float, rng: np.ra
                   lr_scale=scale, noise=noise)
     if algo == "OFW":
         return DPTOFW(d, horizon=T, smoothness=loss.smoothness(1.0), loss=loss, **common)
+    if algo in REPLICAS:  # the authors' constants (beta = 1, their L, clipping and sampler), not private
+        return AuthorsCodeTOFW(d, p=p, horizon=T, epsilon=epsilon, delta=1.0 / T, rng=rng, lr_scale=scale,
+                               radius=RADIUS, code_version=REPLICAS[algo])
     if algo == "NoisySFW":
         return NoisySFW(d, loss=loss, smoothness=loss.smoothness(1.0), **common)
     if algo == "NoisySGD":
@@ -154,7 +168,7 @@ def run_task(task: tuple) -> list[dict]:
     """All learning-rate scales of one (algo, T, d, p, seed, epsilon)."""
     algo, T, d, p, seed, epsilon = task
     data = make_data(T, d, p, seed)
-    scales = GRIDS[(algo, p)]
+    scales = GRIDS[("OFW" if algo in REPLICAS else algo, p)]
     rows = []
 
     def row(scale: float, theta: np.ndarray, seconds: float, cpu: float, n_grad: int) -> dict:
@@ -171,21 +185,25 @@ def run_task(task: tuple) -> list[dict]:
         cpu = (time.process_time() - cpu) / len(scales)
         return [row(s, r.theta, seconds, cpu, r.n_gradients) for s, r in zip(scales, results)]
     for k, scale in enumerate(scales):
-        rng = np.random.default_rng(seed_sequence(T, d, p, seed, 1, 0 if algo == "OFW" else 1, k))
+        rng = np.random.default_rng(seed_sequence(T, d, p, seed, 1, STREAMS[algo], k))
         opt = make_optimizer(algo, T, d, p, scale, rng, epsilon=epsilon)
         start, cpu = time.perf_counter(), time.process_time()
-        res = opt.run(data["X"], data["y"]) if algo == "OFW" else opt.fit(data["X"], data["y"])
+        res = opt.fit(data["X"], data["y"]) if algo == "NoisySFW" else opt.run(data["X"], data["y"])
         rows.append(row(scale, res.theta, time.perf_counter() - start, time.process_time() - cpu,
                         res.n_gradients))
     return rows
 
 
-def tasks(Ts, ds, seeds: int, all_sgd: bool, ofw_epsilons: list[float] | None = None) -> list[tuple]:
-    """Work items; ``ofw_epsilons`` = diagnostic mode (OFW only, at these epsilons)."""
+def tasks(Ts, ds, seeds: int, all_sgd: bool, ofw_epsilons: list[float] | None = None,
+          replicas: bool = False) -> list[tuple]:
+    """Work items; ``ofw_epsilons``: OFW only, at these epsilons; ``replicas``: the replicas only."""
     out = []
     for T in Ts:
         for d in ds:
             for p in (1.5, math.inf):
+                if replicas:
+                    out += [(algo, T, d, p, s, EPSILON) for algo in REPLICAS for s in range(seeds)]
+                    continue
                 if ofw_epsilons:
                     out += [("OFW", T, d, p, s, e) for e in ofw_epsilons for s in range(seeds)]
                     continue
@@ -207,17 +225,15 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
                   n_gradients=("n_gradients", "mean"), seeds=("seed", "nunique")).reset_index()
     best_index = stats.groupby(["T", "d", "p", "algo", "epsilon"])["subopt_mean"].idxmin()
     best = stats.loc[best_index].reset_index(drop=True)
-    paper = [PAPER.get((int(r.T), int(r.d), float(r.p), r.algo), (math.nan,) * 6) for r in best.itertuples()]
+    keys = [(int(r.T), int(r.d), float(r.p), "OFW" if r.algo in REPLICAS else r.algo)
+            for r in best.itertuples()]
+    paper = [PAPER.get(key, (math.nan,) * 6) for key in keys]
     cols = ["paper_risk_mean", "paper_risk_std", "paper_subopt_mean", "paper_subopt_std", "paper_time_mean",
             "paper_time_std"]
     best[cols] = pd.DataFrame(paper, columns=cols)
     gap = (best.subopt_mean - best.paper_subopt_mean).abs()
     best["subopt_within_2std"] = gap <= 2 * best.paper_subopt_std
     return best
-
-
-def _fmt(m: float, s: float) -> str:
-    return "—" if math.isnan(m) else f"{m:.3g} ± {s:.2g}"
 
 
 def claims(best: pd.DataFrame) -> list[str]:
@@ -283,6 +299,12 @@ def write_markdown(best: pd.DataFrame, runs: pd.DataFrame, wall: str, command: s
         per = runs[runs.algo == algo].groupby(["T"])["cpu"].mean()
         lines.append(f"- {algo}: total {t:.1f} s; mean per run by T: "
                      + ", ".join(f"T={T}: {v:.3g} s" for T, v in per.items()))
+    fidelity = RESULTS / "table5_1.fidelity.csv"
+    if fidelity.exists():
+        lines += ["", "## Fidelity: epsilon* and the replica of the authors' code (issue 14)", "",
+                  "From results/table5_1.fidelity.md (`python sims/table5_1.py --replica` and "
+                  "`--epsilon-star`); all seed papers: results/fidelity.md; the faithful DP-HDB at long "
+                  "horizons: results/fig5_1_long.md.", "", *fidelity_lines(pd.read_csv(fidelity))]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -322,10 +344,17 @@ def main(argv: list[str] | None = None) -> None:
                         help="rebuild csv/md from results/table5_1.runs.csv; the note gives the wall-clock")
     parser.add_argument("--ofw-epsilons", type=float, nargs="+", default=None,
                         help="diagnostic: run only OFW at these epsilons (writes table5_1.diag.*)")
+    parser.add_argument("--replica", action="store_true",
+                        help="the replicas of the authors' code at epsilon = 1 (table5_1.replica.*, fidelity)")
+    parser.add_argument("--epsilon-star", action="store_true",
+                        help="faithful OFW on EPSILON_STAR_GRID (table5_1.epsstar.*, fidelity)")
     args = parser.parse_args(argv)
+    mode = ".replica" if args.replica else ".epsstar" if args.epsilon_star else ""
+    if args.epsilon_star:
+        args.ofw_epsilons = list(EPSILON_STAR_GRID)
     Ts, ds, seeds = ((1000, 2000), (5, 10), min(args.seeds, 3)) if args.quick else (
         (1000, 2000, 5000, 10000), (5, 10, 20), args.seeds)
-    suffix = (".quick" if args.quick else "") + (".diag" if args.ofw_epsilons else "")
+    suffix = (".quick" if args.quick else "") + (mode or (".diag" if args.ofw_epsilons else ""))
     if args.summarise_only:
         runs = pd.read_csv(RESULTS / f"table5_1{suffix}.runs.csv")
         best = summarise(runs)
@@ -333,7 +362,7 @@ def main(argv: list[str] | None = None) -> None:
         write_markdown(best, runs, args.summarise_only, "python sims/table5_1.py",
                        RESULTS / f"table5_1{suffix}.md")
         return
-    todo = tasks(Ts, ds, seeds, args.all_sgd, args.ofw_epsilons)
+    todo = tasks(Ts, ds, seeds, args.all_sgd, args.ofw_epsilons, replicas=args.replica)
     rows = []
     partial = RESULTS / f"table5_1{suffix}.partial.runs.csv"
     if args.resume and partial.exists():
@@ -353,10 +382,12 @@ def main(argv: list[str] | None = None) -> None:
     best = summarise(runs)
     partial.unlink(missing_ok=True)
     RESULTS.mkdir(exist_ok=True)
-    runs.to_csv(RESULTS / f"table5_1{suffix}.runs.csv", index=False)
+    runs.to_csv(RESULTS / f"table5_1{suffix}.runs.csv", index=False, float_format="%.6g" if mode else None)
     best.to_csv(RESULTS / f"table5_1{suffix}.csv", index=False)
     command = "python " + " ".join(shlex.quote(a) for a in [f"sims/{Path(__file__).name}", *sys.argv[1:]])
-    if args.ofw_epsilons:
+    if mode and not args.quick:
+        write_fidelity()
+    elif args.ofw_epsilons:
         write_diagnostic(best, wall, command, RESULTS / f"table5_1{suffix}.md")
     else:
         write_markdown(best, runs, f"{wall:.0f} s", command, RESULTS / f"table5_1{suffix}.md")

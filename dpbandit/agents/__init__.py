@@ -27,6 +27,8 @@ AGENTS: dict[str, str] = {
     "dpucb": "dpbandit.agents.dpucb:DPUCB",
     "dpucb-block": "dpbandit.agents.dpucb:DPUCB",
     "dpucb-disjoint": "dpbandit.agents.dpucb_disjoint:DisjointDPUCB",
+    # the authors' DP-HDB code replicated as a labelled reference: NOT differentially private
+    "dphdb-authors-code": "dpbandit.agents.dphdb_replica:DPHDBAuthorsCode",
     "batched-screening": "dpbandit.agents.batched.screening:BatchedScreening",
     "batched-screening-perarm": "dpbandit.agents.batched.screening:BatchedScreeningPerArm",
     "batched-ridge": "dpbandit.agents.batched.ridge:BatchedRidge",

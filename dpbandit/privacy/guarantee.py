@@ -16,7 +16,10 @@ import dp_accounting
 from dpbandit import _validate as v
 from dpbandit.privacy.accounting import default_relation, epsilon_for
 
-__all__ = ["PrivacyGuarantee"]
+__all__ = ["NOT_PRIVATE_LABEL", "PrivacyGuarantee"]
+
+#: The label every table must carry next to a replica of an authors' (non-private) calibration.
+NOT_PRIVATE_LABEL = "replica of the authors' code — not private"
 
 _REL_TOL = 1e-9
 
@@ -103,6 +106,34 @@ class PrivacyGuarantee:
         """
         eps = claimed_epsilon if epsilon is None else epsilon
         return cls(mechanism, claimed_epsilon, claimed_delta, eps, relation, f"analytic: {source}", calibration, notes)
+
+    @classmethod
+    def not_private(
+        cls,
+        mechanism: str,
+        claimed_epsilon: float,
+        claimed_delta: float,
+        *,
+        reason: str,
+        calibration: str = "",
+    ) -> PrivacyGuarantee:
+        """A guarantee that certifies nothing: ``epsilon = inf`` next to the nominal ``claimed_epsilon``.
+
+        For reference variants that reproduce a published but non-private calibration (the replicas of
+        the authors' code): the harness then records ``epsilon = inf`` (not NaN, as for non-private
+        baselines), so a table shows both the nominal epsilon and that it does not hold. The mechanism
+        name carries :data:`NOT_PRIVATE_LABEL`; ``reason`` says why it is not private.
+        """
+        return cls(
+            mechanism=f"{mechanism} [{NOT_PRIVATE_LABEL}]",
+            claimed_epsilon=claimed_epsilon,
+            claimed_delta=claimed_delta,
+            epsilon=math.inf,
+            relation="none (not differentially private)",
+            accountant="none: not differentially private",
+            calibration=calibration,
+            notes=f"NOT differentially private as claimed (no guarantee is certified): {reason}",
+        )
 
     def __str__(self) -> str:
         lines = [
