@@ -84,7 +84,7 @@ def eps_50(table: pd.DataFrame) -> pd.DataFrame:
 
 def plot(table: pd.DataFrame, refs: pd.DataFrame, path, seeds: int) -> None:
     horizons = sorted(table["horizon"].unique())
-    fig, axes = plt.subplots(1, len(horizons), figsize=(6.2 * len(horizons), 4.8), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(horizons), figsize=(6.2 * len(horizons) + 3.2, 4.8), sharey=True, squeeze=False)
     for ax, horizon in zip(axes[0], horizons, strict=True):
         for agent, group in table[table["horizon"] == horizon].groupby("agent", sort=False):
             group = group.sort_values("requested_epsilon")
@@ -105,9 +105,10 @@ def plot(table: pd.DataFrame, refs: pd.DataFrame, path, seeds: int) -> None:
         ax.set_title(f"T = {horizon:,}")
         ax.grid(alpha=0.3, which="both")
     axes[0][0].set_ylabel("final regret / random's (paired by seed), 95% CI")
-    axes[0][-1].legend(fontsize=7, loc="lower left")
+    handles, labels = axes[0][-1].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="center right")
     fig.suptitle(f"Privacy-regret frontier, {ENV_ID} (d={DIM}, K=2), {seeds} seeds")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1 - 3.0 / (6.2 * len(horizons) + 3.2), 1))
     fig.savefig(path, dpi=130)
     plt.close(fig)
 
