@@ -109,14 +109,26 @@ def rounds_for(run: Callable[[int], Callable[[], object]], pilot: int, seconds: 
     return n if limit is None else min(n, limit)
 
 
-def rounds(d: int, K: int, n: int, seed: int = 0, horizon: int | None = None):
-    """``n`` rounds of the Section 5.4 environment (004) at (d, K): contexts (n, d), rewards (n, K), means."""
+#: Per-arm rounds: FLIPHAT's simulation Setting 2 (sims/fliphat_setting2.py): per-arm N(0, Sigma) contexts,
+#: Sigma_ij = 0.1^|i-j|, identity link, 5-sparse theta, N(0, 0.1^2) noise.
+PER_ARM = dict(context_model="per_arm", contexts="gaussian", context_norm=None, context_correlation=0.1,
+               link="identity", noise="gaussian", noise_std=0.1, sparsity=5, theta_values="uniform-signs",
+               theta_support="first", theta_norm=None, theta_seed=20)
+
+
+def rounds(d: int, K: int, n: int, seed: int = 0, horizon: int | None = None, per_arm: bool = False):
+    """``n`` rounds at (d, K): contexts, rewards (n, K), means.
+
+    Shared contexts (n, d) of the Section 5.4 environment (004), or with ``per_arm`` per-arm features
+    (n, K, d) of FLIPHAT's Setting 2 (:data:`PER_ARM`).
+    """
     import gymnasium
 
     import envs  # noqa: F401  (registers the ids)
 
+    env_id, options = ("dpbandit/GLMBandit-v0", PER_ARM) if per_arm else ("dpbandit/HDBSection54-v0", {})
     env = gymnasium.make(
-        "dpbandit/HDBSection54-v0", n_arms=K, dim=d, horizon=max(n, horizon or n), disable_env_checker=True
+        env_id, n_arms=K, dim=d, horizon=max(n, horizon or n), disable_env_checker=True, **options
     )
     env.reset(seed=seed)
     block = env.unwrapped.draw_rounds(n)

@@ -2,7 +2,7 @@
 
 Usage: ``python benchmarks/run_all.py [--quick] [--authors PATH]`` (``--quick``: fewer repetitions and
 shorter windows, written to ``results/benchmarks_quick.md``; the committed results come from the full
-run, about 12 minutes on 2 cores). ``--authors`` (or ``$DPBANDIT_AUTHORS_CODE``) is a checkout of
+run, about 30 minutes on 2 cores). ``--authors`` (or ``$DPBANDIT_AUTHORS_CODE``) is a checkout of
 liangzp/DP-Streaming-SCO for the comparison with the authors' DP-HDB; without it that section says
 "not run". ``sweep_scaling.py`` belongs to the sweep module and is not run here.
 

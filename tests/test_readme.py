@@ -31,6 +31,8 @@ OUTLINES = {
         "sweeps.md",
         "from dask_jobqueue import SLURMCluster   # or PBSCluster, SGECluster, LSFCluster",
     ): "needs a SLURM cluster",
+    ("performance.md", '"my-agent": Entry('): "an entry of `ENTRIES` in benchmarks/agents.py",
+    ("performance.md", '"my-batched-agent": Entry('): "an entry of `ENTRIES` in benchmarks/agents.py",
 }
 #: ``dpbandit`` commands that need something a test machine lacks.
 NOT_RUN = {"dpbandit sweep big.toml --scheduler tcp://head:8786": "needs a Dask scheduler"}
