@@ -137,9 +137,10 @@ ENTRIES: dict[str, Entry] = {
         noise_rng=lambda agent: agent.tree_rng,
         state_bytes=lambda d, K: 8 * K * (d * (d + 3) // 2 * (1 + HORIZON.bit_length()) + d * d),
     ),
-    # DP-HDB variants (issue 13): exponential-mechanism vertex choice (numpy path only), no pre-selection
+    # DP-HDB variants (issue 13): exponential-mechanism vertex choice (Gumbel-max in the kernel), no pre-selection
     "dphdb:selection=exponential": Entry(
         registry="dphdb",
+        kernel=True,
         draws=lambda d, K: Draws(gumbel=K * 2 * d),
         noise_rng=lambda agent: agent.bank.rng,
         kwargs=lambda d, K: {"selection": "exponential"},
@@ -379,8 +380,11 @@ class Bench:
             return lambda: agent.play_block(self.X[window], self.R[window], compiled=compiled)
         import dpbandit.agents.kernels.hdb as hdb
 
+        def before_gumbel(*args):  # kernels before the exponential selection took no `gumbel` flag
+            return kernel.play(*args[:-1])
+
         def previous_kernel() -> np.ndarray:
-            current, hdb.play = hdb.play, kernel.play
+            current, hdb.play = hdb.play, before_gumbel
             try:
                 return agent.play_block(self.X[window], self.R[window])
             finally:
