@@ -9,7 +9,7 @@ its neighbouring pair once per root seed, and writes
 * ``results/privacy_audit.png``: the epsilons per case (one lower-bound marker per seed);
 * ``results/privacy_audit.md``: the command, the table (both seeds side by side) and a short reading.
 
-Runs per dataset: ``--runs`` (default 10^6) for every case (both seeds of all 32 cases: about 5 minutes on
+Runs per dataset: ``--runs`` (default 10^6) for every case (both seeds of all 44 cases: about 4 minutes on
 2 cores). ``--quick`` uses 10^5 runs and writes ``*_quick`` files.
 
 Usage::

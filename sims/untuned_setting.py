@@ -73,13 +73,13 @@ def main() -> None:
     where = f"root seed {args.root_seed}; sweep stores {', '.join(map(str, stores))}"
     RESULTS.mkdir(exist_ok=True)
     write_csv(table, RESULTS / f"{stem}.csv", f"produced by: {command} ({where})")
-    title = (f"{ENV_ID} with d=1000, K=5, s=10, logistic, Bernoulli rewards; T={horizon:,}, epsilon=1, "
+    title = (f"{ENV_ID}: d=1000, K=5, s=10, logistic,\nBernoulli rewards; T={horizon:,}, epsilon=1, "
              f"{seeds} seeds")
-    plot_regret(rows, RESULTS / f"{stem}.png", title=title, log_y=True)
+    plot_regret(rows, RESULTS / f"{stem}.png", title=title)
     cols = ["agent", "final_regret_mean", "ratio_to_random", "ratio_to_random_ci95_low",
             "ratio_to_random_ci95_high", "epsilon", "claimed_epsilon", "seeds"]
     with open(RESULTS / f"{stem}.md", "w") as fh:
-        fh.write(f"# A setting tuned for nobody\n\nCommand: `{command}` ({where})\n\n{title}. "
+        fh.write(f"# A setting tuned for nobody\n\nCommand: `{command}` ({where})\n\n{title.replace(chr(10), ' ')}. "
                  "`epsilon` is the accountant's at delta = 1/T; ratios are paired by seed with random play, "
                  "with 95% t-intervals.\n\n")
         fh.write(markdown(table[cols]) + "\n")
