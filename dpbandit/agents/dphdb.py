@@ -32,8 +32,8 @@ delta) per stream, as Theorem 4.1 does, and the report shows its real two-stream
 
 Variants that keep Algorithm 3's structure (issue 13; reported separately from the faithful
 default, which they leave bit-identical): ``selection="exponential"`` draws every arm's vertex from
-the exponential mechanism with bounded-range zCDP accounting (:mod:`dpbandit.optim.pofw`; numpy
-path only); ``preselection=False`` keeps every arm in K_t (line 13 switched off: at small epsilon
+the exponential mechanism with bounded-range zCDP accounting (:mod:`dpbandit.optim.pofw`; Gumbel-max
+on both paths); ``preselection=False`` keeps every arm in K_t (line 13 switched off: at small epsilon
 the frozen forced-sample estimators are mostly noise and exclude good arms at random). Both are
 post-processing of the same private iterates, so the guarantee's form is unchanged.
 
