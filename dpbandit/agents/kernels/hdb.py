@@ -32,7 +32,7 @@ import numba
 import numpy as np
 
 from dpbandit.agents.kernels import DONE, STEP_LIMIT, TIE, WARMUP_END
-from dpbandit.agents.kernels.ties import best_arms
+from dpbandit.agents.kernels.ties import array_max, best_arms
 
 
 @numba.njit(cache=True, error_model="numpy", inline="always")
@@ -149,7 +149,7 @@ def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, coun
                         f1 += frozen[k1, j] * x[j]
                         s1 += theta[k1, j] * x[j]
                     forced[k0], scores[k0], forced[k1], scores[k1] = f0, s0, f1, s1
-                top = forced.max()
+                top = array_max(forced)
                 for k in range(K):
                     if not forced[k] > top - h_sub / 2.0:
                         scores[k] = -np.inf
