@@ -33,6 +33,7 @@ SECTIONS = [
      ["--rounds", "300", "--seeds", "2", "--reps", "2", "--seconds", "0.1"]),
     ("DP-HDB vs the authors' code", "authors_dphdb.py", [], ["--reps", "2", "--seconds", "0.1"]),
     ("DP-HDB scaling with d K T", "dphdb_scaling.py", [], ["--reps", "1"]),
+    ("DP-HDB: where the time above its floor goes", "dphdb_anatomy.py", [], ["--reps", "2"]),
     ("First-call compile cost", "compile_cost.py", [], ["--repeats", "1"]),
 ]
 
@@ -45,7 +46,10 @@ def main(quick: bool, authors: str | None) -> str:
         args = [*(short if quick else full), *(["--authors", authors] if script == "authors_dphdb.py" and authors else [])]
         print(f"== {title} (load {_common.load()})", flush=True)
         start = time.perf_counter()
-        done = subprocess.run([sys.executable, str(HERE / script), *args], capture_output=True, text=True, check=True)
+        done = subprocess.run([sys.executable, str(HERE / script), *args], capture_output=True, text=True)
+        if done.returncode:  # the finished sections were printed above as they ended
+            sys.stderr.write(done.stderr)
+            raise SystemExit(f"benchmarks/{script} failed (exit {done.returncode}); its error is above")
         print(done.stdout, flush=True)
         shown = [a if a != authors else "PATH" for a in args]
         command = " ".join([f"python benchmarks/{script}", *shown])

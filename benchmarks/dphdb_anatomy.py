@@ -1,0 +1,115 @@
+"""Where DP-HDB's time above its random-number floor goes: the kernel against stripped copies of itself.
+
+Usage: ``python benchmarks/dphdb_anatomy.py [--grid 50,5] [--reps 5]`` (prints a markdown table).
+
+Each variant is ``dpbandit/agents/kernels/hdb.py`` with parts cut out of its source (compiled fresh, no
+cache) and run through the agent's own ``play_block`` on the same rounds after the same warm-up; the floor
+is ``benchmarks/agents.py``'s (the agent's K x 2d Laplace numbers drawn inline, nothing else). The stripped
+variants play different actions (they are not DP-HDB): they measure cost, nothing else.
+
+* ``kernel``: DP-HDB as shipped.
+* ``no draws``: the kernel with each Laplace number replaced by a constant (everything but the draws).
+* ``selection only``: per instance only Algorithm 2 line 9 (a draw per vertex, added to a stale score and
+  compared with the running minimum); no gradient recursion, no scores, no Frank-Wolfe step, no pre-selection.
+* ``draws only``: per instance only the 2d Laplace numbers, summed (the floor's work inside the kernel's frame).
+"""
+
+from __future__ import annotations
+
+import _common  # noqa: F401  (first: one BLAS thread, set before numpy loads)
+
+import argparse
+import functools
+import importlib.util
+import pathlib
+import tempfile
+
+from _common import fmt, header, interleaved, load, rounds_for, table  # noqa: I001
+import dpbandit.agents.kernels.hdb as hdb
+from agents import Bench
+
+SOURCE = pathlib.Path(hdb.__file__)
+
+_STEP_START = "    d = theta.shape[1]\n    t = counts[i] + 1\n"
+_SELECTION = "    best = 0\n    if gumbel:"
+_AFTER_SELECTION = "    index = best % d"
+_STEP_END = "    counts[i] = t\n"
+_PRESELECTION = ("                n = best_arms(scores, ties)\n                if n > 1:\n"
+                 "                    return TIE, s, n\n                a = ties[0]", "                a = 0")
+_PRESELECTION_SUMS = ("for k0 in range(0, K, 2):", "for k0 in range(0, 0, 2):")
+
+
+def _replace(source: str, old: str, new: str) -> str:
+    if old not in source:
+        raise RuntimeError(f"the kernel changed: {old.strip()[:60]!r} not found; update this benchmark")
+    return source.replace(old, new)
+
+
+def _selection_only(source: str, summed: bool) -> str:
+    """``_pofw_step`` reduced to its selection loop (or to summing its draws); no pre-selection."""
+    start, select = source.index(_STEP_START), source.index(_SELECTION)
+    after = source.index(_AFTER_SELECTION)
+    end = source.index(_STEP_END, after)
+    body = source[select:after]
+    if summed:
+        body = ("    best = 0\n    total = 0.0\n    for j in range(2 * d):\n        total += _lap1(rng)\n"
+                "    best = 1 if total > 0 else 0\n")
+    source = source[:start] + _STEP_START + body + "    theta[i, 0] = best\n" + source[end:]
+    return _replace(_replace(source, *_PRESELECTION), *_PRESELECTION_SUMS)
+
+
+def variants() -> dict[str, str]:
+    """Name -> kernel source."""
+    source = SOURCE.read_text().replace("cache=True", "cache=False")
+    no_draws = _replace(source, "val = scores[j] + _lap1(rng)", "val = scores[j] + 0.001 * j")
+    no_draws = _replace(no_draws, "val = -scores[j] + _lap1(rng)", "val = -scores[j] - 0.001 * j")
+    return {"kernel": source, "no draws": no_draws, "selection only": _selection_only(source, summed=False),
+            "draws only": _selection_only(source, summed=True)}
+
+
+def compiled(name: str, source: str):
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="dpbandit-anatomy-"))
+    file = folder / f"hdb_{name.replace(' ', '_')}.py"
+    file.write_text(source)
+    spec = importlib.util.spec_from_file_location(file.stem, file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(d: int = 50, K: int = 5, reps: int = 5) -> str:
+    bench = Bench("dphdb", d, K)
+    kernels = {name: compiled(name, source) for name, source in variants().items()}
+
+    def play(module, n: int):
+        agent = bench.agent_after_warmup()
+        window = slice(bench.skip, bench.skip + n)
+
+        def work():
+            shipped, hdb.play = hdb.play, module.play
+            try:
+                return agent.play_block(bench.X[window], bench.R[window])
+            finally:
+                hdb.play = shipped
+        return work
+
+    makers = {"floor": bench.floor, **{name: functools.partial(play, module) for name, module in kernels.items()}}
+    n = rounds_for(makers["kernel"], 64)
+    bench.draw(n)
+    secs = interleaved({name: functools.partial(make, n) for name, make in makers.items()}, reps)
+    floor = secs["floor"]
+    rows = [[name, fmt(n / t.median()), fmt(n / t.best()), f"{t.median() / floor.median():.3f}",
+             f"{t.best() / floor.best():.3f}", f"{1e6 * t.median() / n:.2f}"] for name, t in secs.items()]
+    return (header() + f"DP-HDB at (d, K) = ({d}, {K}), {n:,} rounds per window after the warm-up, {reps} interleaved "
+            f"repetitions (load at the end {load()}):\n\n"
+            + table(["variant", "steps/s median", "steps/s best", "time / floor (median)", "time / floor (best)",
+                     "us per round (median)"], rows))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--grid", default="50,5", help="d,K")
+    parser.add_argument("--reps", type=int, default=5)
+    args = parser.parse_args()
+    d, K = (int(v) for v in args.grid.split(","))
+    print(main(d, K, args.reps))
