@@ -9,8 +9,9 @@ variants play different actions (they are not DP-HDB): they measure cost, nothin
 
 * ``kernel``: DP-HDB as shipped.
 * ``no draws``: the kernel with each Laplace number replaced by a constant (everything but the draws).
-* ``selection only``: per instance only Algorithm 2 line 9 (a draw per vertex, added to a stale score and
-  compared with the running minimum); no gradient recursion, no scores, no Frank-Wolfe step, no pre-selection.
+* ``selection only``: per instance only Algorithm 2 line 9 (a draw per vertex, added to a stale score
+  and compared with the running minimum); no gradient recursion, no scores, no Frank-Wolfe step, no
+  pre-selection.
 * ``draws only``: per instance only the 2d Laplace numbers, summed (the floor's work inside the kernel's frame).
 """
 
@@ -93,17 +94,18 @@ def main(d: int = 50, K: int = 5, reps: int = 5) -> str:
                 hdb.play = shipped
         return work
 
-    makers = {"floor": bench.floor, **{name: functools.partial(play, module) for name, module in kernels.items()}}
+    makers = {"floor": bench.floor}
+    makers.update({name: functools.partial(play, module) for name, module in kernels.items()})
     n = rounds_for(makers["kernel"], 64)
     bench.draw(n)
     secs = interleaved({name: functools.partial(make, n) for name, make in makers.items()}, reps)
     floor = secs["floor"]
     rows = [[name, fmt(n / t.median()), fmt(n / t.best()), f"{t.median() / floor.median():.3f}",
              f"{t.best() / floor.best():.3f}", f"{1e6 * t.median() / n:.2f}"] for name, t in secs.items()]
-    return (header() + f"DP-HDB at (d, K) = ({d}, {K}), {n:,} rounds per window after the warm-up, {reps} interleaved "
-            f"repetitions (load at the end {load()}):\n\n"
-            + table(["variant", "steps/s median", "steps/s best", "time / floor (median)", "time / floor (best)",
-                     "us per round (median)"], rows))
+    return (header() + f"DP-HDB at (d, K) = ({d}, {K}), {n:,} rounds per window after the warm-up, "
+            f"{reps} interleaved repetitions (load at the end {load()}):\n\n"
+            + table(["variant", "steps/s median", "steps/s best", "time / floor (median)",
+                     "time / floor (best)", "us per round (median)"], rows))
 
 
 if __name__ == "__main__":
