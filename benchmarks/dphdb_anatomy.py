@@ -12,7 +12,8 @@ variants play different actions (they are not DP-HDB): they measure cost, nothin
 * ``selection only``: per instance only Algorithm 2 line 9 (a draw per vertex, added to a stale score
   and compared with the running minimum); no gradient recursion, no scores, no Frank-Wolfe step, no
   pre-selection.
-* ``draws only``: per instance only the 2d Laplace numbers, summed (the floor's work inside the kernel's frame).
+* ``draws only``: per instance only the 2d Laplace numbers, summed (the floor's work inside the
+  kernel's frame).
 """
 
 from __future__ import annotations
