@@ -2,7 +2,7 @@
 
 Usage: ``python benchmarks/dphdb_anatomy.py [--grid 50,5] [--reps 5] [--processes 3]`` (prints a markdown
 table). Every process compiles its own copies, and where the machine code lands moves the ratios by several
-percent from one process to the next (kernel / floor 1.39-1.54 over eight processes at load 1), so each
+percent from one process to the next (kernel / floor 1.39-1.54 over eleven processes at load 1), so each
 process has a column of its own.
 
 Each variant is ``dpbandit/agents/kernels/hdb.py`` with parts cut out of its source (compiled fresh, no
