@@ -289,11 +289,16 @@ def batched_floor(rng: np.random.Generator, X: np.ndarray, R: np.ndarray, theta:
 def kernel_at(commit: str, path: str):
     """The kernel module ``path`` as of ``commit`` (from this repository's git history), compiled fresh."""
     source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:{path}"], capture_output=True,
-                            text=True, check=True).stdout.replace("cache=True", "cache=False")
+                            text=True, check=True).stdout
+    return kernel_module(source, f"kernel_{commit}")
+
+
+def kernel_module(source: str, name: str):
+    """A kernel module from its source text, imported as ``name`` and compiled fresh (numba cache off)."""
     folder = pathlib.Path(tempfile.mkdtemp(prefix="dpbandit-kernel-"))
-    file = folder / f"kernel_{commit}.py"
-    file.write_text(source)
-    spec = importlib.util.spec_from_file_location(f"kernel_{commit}", file)
+    file = folder / f"{name}.py"
+    file.write_text(source.replace("cache=True", "cache=False"))
+    spec = importlib.util.spec_from_file_location(name, file)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -366,8 +371,11 @@ class Bench:
             agent.play_block(self.X[: self.skip], self.R[: self.skip])
         return agent
 
-    def play(self, compiled: bool, n: int, kernel=None) -> Callable[[], object]:
-        """Setup (untimed): a fresh agent after its warm-up; returns the window of ``n`` rounds."""
+    def play(self, compiled: bool, n: int, kernel_play: Callable | None = None) -> Callable[[], object]:
+        """Setup (untimed): a fresh agent after its warm-up; returns the window of ``n`` rounds.
+
+        ``kernel_play`` (DP-HDB only) stands in for ``dpbandit.agents.kernels.hdb.play`` during the window.
+        """
         agent = self.agent_after_warmup()
         window = slice(self.skip, self.skip + n)
         if not hasattr(agent, "play_block"):  # e.g. the random agent: the act/update loop
@@ -376,21 +384,18 @@ class Bench:
             return lambda: play_loop(agent, self.X[window], self.R[window])
         if self.entry.batched:  # one path (vectorised numpy)
             return lambda: agent.play_block(self.X[window], self.R[window])
-        if kernel is None:
+        if kernel_play is None:
             return lambda: agent.play_block(self.X[window], self.R[window], compiled=compiled)
         import dpbandit.agents.kernels.hdb as hdb
 
-        def before_gumbel(*args):  # kernels before the exponential selection took no `gumbel` flag
-            return kernel.play(*args[:-1])
-
-        def previous_kernel() -> np.ndarray:
-            current, hdb.play = hdb.play, before_gumbel
+        def other_kernel() -> np.ndarray:
+            shipped, hdb.play = hdb.play, kernel_play
             try:
                 return agent.play_block(self.X[window], self.R[window])
             finally:
-                hdb.play = current
+                hdb.play = shipped
 
-        return previous_kernel
+        return other_kernel
 
     def plan(self, n: int) -> list[Batch]:
         """A batched agent's batches over the window of ``n`` rounds, with the draws it makes in each
@@ -446,7 +451,12 @@ def measure(name: str, d: int, K: int, reps: int, seconds: float, previous: dict
     if entry.before is not None:
         if entry.before not in previous:
             previous[entry.before] = kernel_at(*entry.before)
-        makers["before"] = functools.partial(bench.play, True, kernel=previous[entry.before])
+        before = previous[entry.before]
+
+        def before_play(*args):  # kernels before the exponential selection took no `gumbel` flag
+            return before.play(*args[:-1])
+
+        makers["before"] = functools.partial(bench.play, True, kernel_play=before_play)
     limit = MAX_ROUND_BYTES // bench.round_bytes
     size = bench.grown_rounds if entry.batched else rounds_for
     n = {key: size(make, pilot, seconds, limit) for key, make in makers.items()}

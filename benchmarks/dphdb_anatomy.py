@@ -25,17 +25,15 @@ import _common  # noqa: F401  (first: one BLAS thread, set before numpy loads)
 
 import argparse
 import functools
-import importlib.util
 import json
 import pathlib
 import statistics
 import subprocess
 import sys
-import tempfile
 
 from _common import header, interleaved, load, rounds_for, table  # noqa: I001
 import dpbandit.agents.kernels.hdb as hdb
-from agents import Bench
+from agents import Bench, kernel_module
 
 SOURCE = pathlib.Path(hdb.__file__)
 
@@ -69,42 +67,22 @@ def _selection_only(source: str, summed: bool) -> str:
 
 def variants() -> dict[str, str]:
     """Name -> kernel source."""
-    source = SOURCE.read_text().replace("cache=True", "cache=False")
+    source = SOURCE.read_text()
     no_draws = _replace(source, "val = scores[j] + _lap1(rng)", "val = scores[j] + 0.001 * j")
     no_draws = _replace(no_draws, "val = -scores[j] + _lap1(rng)", "val = -scores[j] - 0.001 * j")
     return {"kernel": source, "no draws": no_draws, "selection only": _selection_only(source, summed=False),
             "draws only": _selection_only(source, summed=True)}
 
 
-def compiled(name: str, source: str):
-    folder = pathlib.Path(tempfile.mkdtemp(prefix="dpbandit-anatomy-"))
-    file = folder / f"hdb_{name.replace(' ', '_')}.py"
-    file.write_text(source)
-    spec = importlib.util.spec_from_file_location(file.stem, file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def measure(d: int, K: int, reps: int) -> dict[str, float]:
     """In this process: median seconds per round of the floor and of each variant."""
     bench = Bench("dphdb", d, K)
-    kernels = {name: compiled(name, source) for name, source in variants().items()}
-
-    def play(module, n: int):
-        agent = bench.agent_after_warmup()
-        window = slice(bench.skip, bench.skip + n)
-
-        def work():
-            shipped, hdb.play = hdb.play, module.play
-            try:
-                return agent.play_block(bench.X[window], bench.R[window])
-            finally:
-                hdb.play = shipped
-        return work
-
     makers = {"floor": bench.floor}
-    makers.update({name: functools.partial(play, module) for name, module in kernels.items()})
+    for name, source in variants().items():
+        module = kernel_module(source, "hdb_" + name.replace(" ", "_"))
+        makers[name] = functools.partial(bench.play, True, kernel_play=module.play)
+    for make in makers.values():  # compile every variant before any window is timed
+        make(64)()
     n = rounds_for(makers["kernel"], 64)
     bench.draw(n)
     secs = interleaved({name: functools.partial(make, n) for name, make in makers.items()}, reps)
