@@ -113,6 +113,11 @@ def _check_features(X: Any, columns: list[str] | None) -> np.ndarray:
     return X
 
 
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value (for messages: ``'setosa'``, not ``np.str_('setosa')``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _check_labels(y: Any, n_rows: int) -> tuple[np.ndarray, int]:
     y = np.asarray(y)
     if y.ndim != 1:
@@ -120,7 +125,7 @@ def _check_labels(y: Any, n_rows: int) -> tuple[np.ndarray, int]:
     if y.shape[0] != n_rows:
         raise ValueError(f"Expected one label per row of X: X has {n_rows} rows, y has {y.shape[0]} labels.")
     if y.dtype.kind not in "iuf":
-        example = y[0] if y.size else None
+        example = _plain(y[0]) if y.size else None
         raise ValueError(
             f"Expected y to hold integer class labels 0..K-1, got dtype {y.dtype} (e.g. {example!r}); "
             + _ENCODE_HINT
@@ -132,14 +137,15 @@ def _check_labels(y: Any, n_rows: int) -> tuple[np.ndarray, int]:
     classes = np.unique(y)
     if classes.size < 2:
         raise ValueError(
-            f"Expected at least 2 classes in y (a bandit needs K >= 2 arms), got one class {classes[0]!r}."
+            "Expected at least 2 classes in y (a bandit needs K >= 2 arms), "
+            f"got one class {_plain(classes[0])!r}."
         )
     n_classes = int(classes.max()) + 1
     if classes.min() != 0 or classes.size != n_classes:
         missing = sorted(set(range(n_classes)) - set(classes.astype(np.int64).tolist()))
-        detail = f"classes {missing} are absent" if classes.min() >= 0 and missing else (
-            f"got labels {classes[:10].tolist()}{' ...' if classes.size > 10 else ''}"
-        )
+        detail = f"got labels {classes[:10].tolist()}{' ...' if classes.size > 10 else ''}"
+        if classes.min() >= 0:
+            detail += f": classes {missing} are absent"
         raise ValueError(
             f"Expected y to hold the class labels 0..K-1 with every class present ({detail}); "
             + _ENCODE_HINT

@@ -24,8 +24,8 @@ def make(env_id: str, **kwargs):
 def test_every_preset_is_registered() -> None:
     assert set(envs.ENV_IDS) | set(envs.CLASSIFICATION_IDS) == set(DPBANDIT_IDS)
     assert "dpbandit/HDBSection54-v0" in DPBANDIT_IDS
-    assert {"dpbandit/Classification-v0", "dpbandit/Digits-v0", "dpbandit/Wine-v0", "dpbandit/BreastCancer-v0",
-            "dpbandit/Iris-v0"} <= set(DPBANDIT_IDS)
+    classification = ("Classification", "Digits", "Wine", "BreastCancer", "Iris")
+    assert {f"dpbandit/{name}-v0" for name in classification} <= set(DPBANDIT_IDS)
 
 
 @pytest.mark.parametrize("env_id", DPBANDIT_IDS)
