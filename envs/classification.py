@@ -340,7 +340,7 @@ class ClassificationBanditEnv(_DataAttributes, BanditEnv):
         >>> X, y = load_iris(return_X_y=True)
         >>> env = ClassificationBanditEnv(X, y, horizon=100)
         >>> obs, info = env.reset(seed=0)
-        >>> obs.shape, env.action_space.n, env.reward_range
+        >>> obs.shape, env.n_arms, env.reward_range
         ((4,), 3, (0.0, 1.0))
         >>> int(y[info["user_id"]]) == info["optimal_action"]
         True
