@@ -15,7 +15,9 @@ feature's mean, then scale each row to unit l2 norm (the contextual-bandit bake-
 and Langford, JMLR 2021, also normalises features; linear agents and the clipping bounds of the private
 agents assume contexts of norm <= 1). The means are fitted on the whole data set: every row is a user
 the bandit meets (a population, not a train/test split), so nothing is held out to leak into. A row
-equal to the mean (all zeros after centring) stays all zeros. ``None`` keeps the raw features.
+equal to the mean (all zeros after centring) stays all zeros. ``None`` keeps the raw features. Privacy
+caveat: the means use every row, and an agent's guarantee does not cover this pre-computation; use
+``None`` and public scaling constants where that matters (docs/envs.md).
 """
 
 from __future__ import annotations
