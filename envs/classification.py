@@ -99,6 +99,10 @@ class ClassificationProblem:
         _validate.one_of(SAMPLING, sampling=sampling)
         if preprocess is not None:
             _validate.one_of(datasets.PREPROCESSING, preprocess=preprocess)
+        if horizon is not None:
+            horizon = _validate.integer(horizon=horizon, minimum=1)
+        if label is not None and path is None:
+            raise ValueError(f"label={label!r} names the label column of a CSV file: pass it with path=.")
         given = [name for name, value in (("X/y", X is not None or y is not None), ("path", path is not None),
                                           ("dataset", dataset is not None)) if value]
         if not given:
@@ -128,7 +132,6 @@ class ClassificationProblem:
         n_rows = features.shape[0]
         if horizon is None:
             horizon = DEFAULT_IID_HORIZON if sampling == "iid" else n_rows
-        horizon = _validate.integer(horizon=horizon, minimum=1)
         if sampling == "pass" and horizon > n_rows:
             raise ValueError(
                 f"Expected horizon <= {n_rows} (the number of rows) for sampling='pass', which plays each "

@@ -235,6 +235,8 @@ def test_bad_sources_and_options_are_rejected(tmp_path) -> None:
         gym.make("dpbandit/Classification-v0")
     with pytest.raises(ValueError, match="got only X"):
         ClassificationBanditEnv(X_IRIS)
+    with pytest.raises(ValueError, match="label='species' names the label column of a CSV file"):
+        ClassificationBanditEnv(X_IRIS, Y_IRIS, label="species")
     with pytest.raises(ValueError, match="one data source, got X/y and dataset"):
         gym.make("dpbandit/Iris-v0", X=X_IRIS, y=Y_IRIS)
     with pytest.raises(ValueError, match="dataset"):
