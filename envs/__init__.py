@@ -1,4 +1,4 @@
-"""Gymnasium environments for (private) contextual bandits with generalized-linear rewards.
+"""Gymnasium environments for (private) contextual bandits: generalized-linear rewards, classification data.
 
 ``import envs`` registers the ``dpbandit/`` ids (see :mod:`envs.registration` and docs/envs.md)::
 
@@ -11,20 +11,26 @@
 
 from __future__ import annotations
 
+from envs.classification import ClassificationBanditEnv, ClassificationBanditVectorEnv, ClassificationProblem
 from envs.glm import GLMBanditEnv, GLMBanditVectorEnv
 from envs.links import LINKS, Link
 from envs.problem import GLMProblem
-from envs.registration import ENV_IDS, PRESETS, register_envs
+from envs.registration import CLASSIFICATION_IDS, CLASSIFICATION_PRESETS, ENV_IDS, PRESETS, register_envs
 from envs.rounds import RoundBlock, replicate_seeds
 from envs.wrappers import BlockFeatures, block_features
 
 register_envs()
 
 __all__ = [
+    "CLASSIFICATION_IDS",
+    "CLASSIFICATION_PRESETS",
     "ENV_IDS",
     "LINKS",
     "PRESETS",
     "BlockFeatures",
+    "ClassificationBanditEnv",
+    "ClassificationBanditVectorEnv",
+    "ClassificationProblem",
     "GLMBanditEnv",
     "GLMBanditVectorEnv",
     "GLMProblem",

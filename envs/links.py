@@ -10,10 +10,14 @@ reward of every arm is a fixed function of the round's uniforms (common random n
 
 * ``"bernoulli"``: ``r = 1{u < mu}`` (logistic link).
 * ``"poisson"``: ``r = F^{-1}_{Poisson(mu)}(u) = min{k : F(k) >= u}`` (exponential link).
+
+Ranges (closed bounds, may be infinite) give an environment's declared reward range:
+``DISTRIBUTION_RANGES`` for native rewards, ``Link.mean_range`` (the image of zeta) for noiseless ones.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,7 +26,7 @@ from scipy import special
 
 from dpbandit import _validate
 
-__all__ = ["DISTRIBUTIONS", "LINKS", "Link", "get_link", "native_rewards"]
+__all__ = ["DISTRIBUTIONS", "DISTRIBUTION_RANGES", "LINKS", "Link", "get_link", "native_rewards"]
 
 ArrayFn = Callable[[np.ndarray], np.ndarray]
 
@@ -44,6 +48,12 @@ DISTRIBUTIONS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "poisson": _poisson,
 }
 
+#: ``(low, high)`` of each native law's values [O]: Bernoulli {0, 1}, Poisson {0, 1, 2, ...}.
+DISTRIBUTION_RANGES: dict[str, tuple[float, float]] = {
+    "bernoulli": (0.0, 1.0),
+    "poisson": (0.0, math.inf),
+}
+
 
 @dataclass(frozen=True)
 class Link:
@@ -55,12 +65,15 @@ class Link:
         name: label used in reprs and result tables.
         distribution: the link's own reward law (a key of ``DISTRIBUTIONS``) or ``None`` if it
             has none (then only Gaussian reward noise is available).
+        mean_range: ``(low, high)``, closed bounds of zeta's values (the expected rewards), or
+            ``None`` when not known (a custom link that does not say).
     """
 
     mean: ArrayFn
     derivative: ArrayFn
     name: str = "custom"
     distribution: str | None = None
+    mean_range: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         for field in ("mean", "derivative"):
@@ -68,6 +81,11 @@ class Link:
                 raise TypeError(f"Expected Link {field} to be callable, got {getattr(self, field)!r}.")
         if self.distribution is not None:
             _validate.one_of(DISTRIBUTIONS, distribution=self.distribution)
+        if self.mean_range is not None:
+            low, high = (float(v) for v in self.mean_range)
+            if math.isnan(low) or math.isnan(high) or low > high:
+                raise ValueError(f"Expected mean_range = (low, high), low <= high; got {self.mean_range!r}.")
+            object.__setattr__(self, "mean_range", (low, high))
 
 
 def _logistic_derivative(z: np.ndarray) -> np.ndarray:
@@ -75,11 +93,12 @@ def _logistic_derivative(z: np.ndarray) -> np.ndarray:
     return p * (1.0 - p)
 
 
-#: Built-in links [O]: identity (linear bandit), logistic (Bernoulli), exponential (Poisson).
+#: Built-in links [O]: identity (linear bandit), logistic (Bernoulli), exponential (Poisson). Mean
+#: ranges are closed because floating point reaches the limits (``expit(-800) == 0.0``, ``exp(-800) == 0.0``).
 LINKS: dict[str, Link] = {
-    "identity": Link(np.asarray, np.ones_like, "identity", None),
-    "logistic": Link(special.expit, _logistic_derivative, "logistic", "bernoulli"),
-    "exponential": Link(np.exp, np.exp, "exponential", "poisson"),
+    "identity": Link(np.asarray, np.ones_like, "identity", None, (-math.inf, math.inf)),
+    "logistic": Link(special.expit, _logistic_derivative, "logistic", "bernoulli", (0.0, 1.0)),
+    "exponential": Link(np.exp, np.exp, "exponential", "poisson", (0.0, math.inf)),
 }
 
 

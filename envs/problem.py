@@ -27,7 +27,7 @@ import numpy as np
 
 from dpbandit import _validate
 from envs import params
-from envs.links import Link, get_link, native_rewards
+from envs.links import DISTRIBUTION_RANGES, Link, get_link, native_rewards
 
 __all__ = ["CONTEXT_MODELS", "NOISE_MODELS", "GLMProblem"]
 
@@ -194,6 +194,26 @@ class GLMProblem:
     def theta_shape(self) -> tuple[int, ...]:
         """``(K, d)`` for the shared model, ``(d,)`` for the per-arm model."""
         return (self.n_arms, self.dim) if self.context_model == "shared" else (self.dim,)
+
+    @property
+    def reward_range(self) -> tuple[float, float] | None:
+        """``(low, high)``: closed bounds of every realised reward (contract C1), ``None`` if unknown.
+
+        * ``noise="native"``: the law's values (:data:`envs.links.DISTRIBUTION_RANGES`): logistic /
+          Bernoulli ``(0.0, 1.0)``, exponential / Poisson ``(0.0, inf)``.
+        * ``noise="gaussian"`` with ``noise_std > 0`` (any link): ``(-inf, inf)``.
+        * ``noise="gaussian"`` with ``noise_std = 0``: the rewards are the means, so the link's
+          ``mean_range``: identity ``(-inf, inf)``, logistic ``(0.0, 1.0)``, exponential ``(0.0, inf)``;
+          ``None`` for a custom link without one.
+
+        Bounds of the law, not of one instance: a bounded context and parameter give tighter means,
+        which this does not claim [Fill].
+        """
+        if self.noise == "native":
+            return DISTRIBUTION_RANGES[self.link.distribution]  # type: ignore[union-attr, index]
+        if self.noise_std > 0:  # type: ignore[operator]
+            return (-math.inf, math.inf)
+        return self.link.mean_range  # type: ignore[union-attr]
 
     @property
     def observation_bound(self) -> float:

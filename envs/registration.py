@@ -1,8 +1,11 @@
 """Environment ids under the ``dpbandit/`` namespace and their presets.
 
-Every id has the scalar entry point :class:`envs.glm.GLMBanditEnv` and the vector entry point
-:class:`envs.glm.GLMBanditVectorEnv`, so both ``gymnasium.make(id, **overrides)`` and
-``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point")`` work.
+GLM ids (:data:`PRESETS`, :data:`ENV_IDS`) have the scalar entry point :class:`envs.glm.GLMBanditEnv`
+and the vector entry point :class:`envs.glm.GLMBanditVectorEnv`; classification ids
+(:data:`CLASSIFICATION_PRESETS`, :data:`CLASSIFICATION_IDS`) have
+:class:`envs.classification.ClassificationBanditEnv` and its vector env. So both
+``gymnasium.make(id, **overrides)`` and
+``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point")`` work for every id.
 The table is also in docs/envs.md. [Fill] marks our choices, [P] the paper, [C] the
 authors' code (liangzp/DP-Streaming-SCO ``env.py`` / ``main.py``, class ``bandits_env``).
 
@@ -30,7 +33,7 @@ from typing import Any
 
 import gymnasium as gym
 
-__all__ = ["ENV_IDS", "PRESETS", "register_envs"]
+__all__ = ["CLASSIFICATION_IDS", "CLASSIFICATION_PRESETS", "ENV_IDS", "PRESETS", "register_envs"]
 
 #: id -> kwargs of :class:`envs.glm.GLMBanditEnv` (overridable at ``make`` time).
 PRESETS: dict[str, dict[str, Any]] = {
@@ -68,17 +71,40 @@ PRESETS: dict[str, dict[str, Any]] = {
     ),
 }
 
+#: The GLM ids.
 ENV_IDS: tuple[str, ...] = tuple(PRESETS)
+
+#: id -> kwargs of :class:`envs.classification.ClassificationBanditEnv`. ``Classification-v0`` takes the
+#: user's data (``X=``/``y=`` or ``path=``/``label=``); the others are scikit-learn's bundled data sets
+#: (rows x features, classes): digits 1,797 x 64, 10; wine 178 x 13, 3; breast cancer 569 x 30, 2;
+#: iris 150 x 4, 3. Defaults: users drawn i.i.d. from the rows, T = 10,000, centred unit-l2 rows [Fill].
+CLASSIFICATION_PRESETS: dict[str, dict[str, Any]] = {
+    "dpbandit/Classification-v0": {},
+    "dpbandit/Digits-v0": dict(dataset="digits"),
+    "dpbandit/Wine-v0": dict(dataset="wine"),
+    "dpbandit/BreastCancer-v0": dict(dataset="breast_cancer"),
+    "dpbandit/Iris-v0": dict(dataset="iris"),
+}
+#: The classification ids.
+CLASSIFICATION_IDS: tuple[str, ...] = tuple(CLASSIFICATION_PRESETS)
+
+_ENTRY_POINTS = {
+    "envs.glm": ("GLMBanditEnv", "GLMBanditVectorEnv", PRESETS),
+    "envs.classification": (
+        "ClassificationBanditEnv", "ClassificationBanditVectorEnv", CLASSIFICATION_PRESETS
+    ),
+}
 
 
 def register_envs() -> None:
     """Register every preset id with Gymnasium (idempotent)."""
-    for env_id, kwargs in PRESETS.items():
-        if env_id in gym.registry:
-            continue
-        gym.register(
-            id=env_id,
-            entry_point="envs.glm:GLMBanditEnv",
-            vector_entry_point="envs.glm:GLMBanditVectorEnv",
-            kwargs=dict(kwargs),
-        )
+    for module, (scalar, vector, presets) in _ENTRY_POINTS.items():
+        for env_id, kwargs in presets.items():
+            if env_id in gym.registry:
+                continue
+            gym.register(
+                id=env_id,
+                entry_point=f"{module}:{scalar}",
+                vector_entry_point=f"{module}:{vector}",
+                kwargs=dict(kwargs),
+            )

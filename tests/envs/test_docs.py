@@ -6,6 +6,7 @@ import doctest
 import re
 from pathlib import Path
 
+import envs.classification
 import envs.glm
 import envs.wrappers
 
@@ -22,6 +23,6 @@ def test_docs_example_runs() -> None:
 
 
 def test_docstring_examples_run() -> None:
-    for module in (envs.glm, envs.wrappers):
+    for module in (envs.glm, envs.wrappers, envs.classification):
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0

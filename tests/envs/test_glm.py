@@ -84,7 +84,7 @@ def test_draw_rounds_is_bit_identical_to_stepping_for_any_chunking(context_model
         env = GLMBanditEnv(**kwargs, chunk_rounds=chunk_rounds)
         obs, info = env.reset(seed=11)
         blocks = [env.draw_rounds(m) for m in (1, 2, 13, 44)]
-        block = RoundBlock(*(np.concatenate(a) for a in zip(*blocks)))
+        block = RoundBlock.concatenate(blocks)
         np.testing.assert_array_equal(block.observations, stepped["obs"])
         np.testing.assert_array_equal(block.observations[0], obs)
         np.testing.assert_array_equal(block.expected_rewards, stepped["mu"])

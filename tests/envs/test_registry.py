@@ -12,16 +12,25 @@ from gymnasium.utils.env_checker import check_env
 import envs
 
 DPBANDIT_IDS = sorted(env_id for env_id in gym.registry if env_id.startswith("dpbandit/"))
+_IRIS = __import__("sklearn.datasets", fromlist=["load_iris"]).load_iris(return_X_y=True)
+#: Keyword arguments an id needs to be made (Classification-v0 has no default data).
+DATA = {"dpbandit/Classification-v0": dict(X=_IRIS[0], y=_IRIS[1])}
+
+
+def make(env_id: str, **kwargs):
+    return gym.make(env_id, **DATA.get(env_id, {}), **kwargs)
 
 
 def test_every_preset_is_registered() -> None:
-    assert set(envs.ENV_IDS) <= set(DPBANDIT_IDS)
+    assert set(envs.ENV_IDS) | set(envs.CLASSIFICATION_IDS) == set(DPBANDIT_IDS)
     assert "dpbandit/HDBSection54-v0" in DPBANDIT_IDS
+    classification = ("Classification", "Digits", "Wine", "BreastCancer", "Iris")
+    assert {f"dpbandit/{name}-v0" for name in classification} <= set(DPBANDIT_IDS)
 
 
 @pytest.mark.parametrize("env_id", DPBANDIT_IDS)
 def test_check_env_passes_without_warnings(env_id: str) -> None:
-    env = gym.make(env_id, horizon=50)
+    env = make(env_id, horizon=50)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped)
@@ -33,7 +42,9 @@ def test_check_env_passes_without_warnings(env_id: str) -> None:
 def test_make_vec_vector_entry_point(env_id: str) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        vec = gym.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", horizon=5)
+        vec = gym.make_vec(
+            env_id, num_envs=3, vectorization_mode="vector_entry_point", horizon=5, **DATA.get(env_id, {})
+        )
         obs, info = vec.reset(seed=0)
     assert [str(w.message) for w in caught] == []
     assert obs.shape == (3, *vec.single_observation_space.shape)
@@ -48,7 +59,7 @@ def test_make_vec_vector_entry_point(env_id: str) -> None:
 def test_render_modes_follow_gymnasium(env_id: str) -> None:
     assert gym.spec(env_id) is not None
     for mode in (None, "ansi"):
-        env = gym.make(env_id, horizon=20, render_mode=mode)
+        env = make(env_id, horizon=20, render_mode=mode)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             check_env(env.unwrapped)  # also makes the env once per declared render mode
@@ -63,4 +74,4 @@ def test_render_modes_follow_gymnasium(env_id: str) -> None:
             assert "round 2/20: context" in text
     assert isinstance(env.unwrapped.metadata["render_fps"], int)
     with pytest.warns(UserWarning, match="render_mode"), pytest.raises(ValueError, match="render_mode"):
-        gym.make(env_id, render_mode="human")  # Gymnasium warns, the env refuses
+        make(env_id, render_mode="human")  # Gymnasium warns, the env refuses

@@ -52,8 +52,9 @@ def test_vector_blocks_equal_single_blocks_for_all_arms() -> None:
         single = GLMBanditEnv(**kwargs)
         single.reset(seed=seed)
         ref = single.draw_rounds(T)
-        for got, want in zip(block, ref):
-            np.testing.assert_array_equal(got[i], want)
+        assert block.user_ids is None and ref.user_ids is None
+        for got, want in zip(block.map(lambda a, i=i: a[i]), ref, strict=True):
+            np.testing.assert_array_equal(got, want)
 
 
 def test_list_of_seeds_and_replicate_seed_derivation() -> None:
