@@ -1,0 +1,347 @@
+"""The learning suite (issue 23): every private agent at its defaults, from sparse synthetic to real data.
+
+Settings (issue 23's table; the targets are for the recommended ``private`` agent at epsilon = 1):
+
+- S1 ``dpbandit/HDBSection54-v0`` (Figure 5.1: d = 50, K = 2), T = 10^4: ratio <= 0.18;
+- S2 FLIPHAT Setting 5 with K = 8 (``sims/fliphat_setting2.py``'s d = 400, per-arm), delta = 0.01, T = 10^4:
+  ratio <= 0.20;
+- S3 ``HDBSection54-v0`` d = 300, K = 4, s = 8, logistic link, Bernoulli rewards, T = 5 x 10^4: ratio <= 0.35;
+- S4 ``dpbandit/LinearBandit-v0`` d = 20, K = 5, T = 2 x 10^4: ratio <= 0.15;
+- S5 ``HDBSection54-v0`` d = 5000, K = 10, T = 10^5 (5 seeds): ratio <= 0.40, time per round <= 3x random's,
+  peak memory <= 2 GB;
+- S6 ``dpbandit/Digits-v0``, T = 10^4 and 10^5 (S6a, S6b): accuracy >= 0.60 and >= 0.85;
+- ``id:*``: every registered environment id at its defaults, T = 10^5 (``private`` only): the ratio's CI below 1.
+
+Every private agent runs at its defaults: only ``epsilon = 1`` (and ``delta`` where the setting fixes it, S2);
+references are LinUCB (or shared-parameter LinUCB on per-arm features) and random play. A setting's agents are
+those whose observation model fits it. An agent that refuses a setting at construction (e.g. too much memory
+at d = 5000) is listed with its message. Each ratio is paired by seed with random play (common random numbers).
+Peak memory: one extra run per agent and setting (seed 0) in a fresh process, its peak resident set size
+(``--memory``; Python and its libraries alone are ~150 MB).
+
+Usage: python sims/learning_suite.py [--quick] [--settings S1 S4 ...] [--agents private ...] [--memory]
+Resumable sweeps ``<store>/learning_suite_<setting>-<hash>``; writes results/learning_suite.{csv,md,png}.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from fig5_1 import RESULTS, command_line, markdown, shown, write_csv  # noqa: E402
+from fliphat_setting2 import env_kwargs as fliphat_env  # noqa: E402
+from real_data import ALIASES, is_private  # noqa: E402
+
+from dpbandit.agents import AGENTS as REGISTERED  # noqa: E402
+from dpbandit.agents import agent_class  # noqa: E402
+from dpbandit.harness import t_interval  # noqa: E402
+from dpbandit.sweep import Sweep  # noqa: E402
+from dpbandit.sweep.runner import default_store_dir, execute  # noqa: E402
+from dpbandit.sweep.store import Store  # noqa: E402
+
+RECOMMENDED = "private"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One suite setting: an environment, a horizon, seeds, an optional fixed delta and the target."""
+
+    name: str
+    env_id: str
+    horizon: int
+    seeds: int = 10
+    env: dict = field(default_factory=dict)
+    delta: float | None = None
+    target: str = ""
+    per_arm: bool = False
+    classification: bool = False
+
+
+SETTINGS = [
+    Setting("S1", "dpbandit/HDBSection54-v0", 10_000, target="ratio <= 0.18"),
+    Setting(
+        "S2",
+        "dpbandit/GLMBandit-v0",
+        10_000,
+        env={**fliphat_env(400), "n_arms": 8},
+        delta=0.01,
+        target="ratio <= 0.20",
+        per_arm=True,
+    ),
+    Setting(
+        "S3",
+        "dpbandit/HDBSection54-v0",
+        50_000,
+        env={"dim": 300, "n_arms": 4, "sparsity": 8, "link": "logistic", "noise": "native"},
+        target="ratio <= 0.35",
+    ),
+    Setting("S4", "dpbandit/LinearBandit-v0", 20_000, env={"dim": 20, "n_arms": 5}, target="ratio <= 0.15"),
+    Setting(
+        "S5",
+        "dpbandit/HDBSection54-v0",
+        100_000,
+        seeds=5,
+        env={"dim": 5000, "n_arms": 10},
+        target="ratio <= 0.40, time per round <= 3x random's, peak memory <= 2 GB",
+    ),
+    Setting("S6a", "dpbandit/Digits-v0", 10_000, target="accuracy >= 0.60", classification=True),
+    Setting("S6b", "dpbandit/Digits-v0", 100_000, target="accuracy >= 0.85", classification=True),
+]
+
+
+def registered_env_settings() -> list[Setting]:
+    """Every registered id at its defaults (but T = 10^5), for the recommended agent: it must learn.
+
+    ``dpbandit/Classification-v0`` is left out: it has no data until the user gives some."""
+    import gymnasium
+
+    import envs
+
+    out = []
+    for env_id in (*envs.ENV_IDS, *envs.CLASSIFICATION_IDS):
+        if env_id == "dpbandit/Classification-v0":
+            continue
+        env = gymnasium.make(env_id, disable_env_checker=True)
+        per_arm = len(env.observation_space.shape) == 2
+        env.close()
+        out.append(
+            Setting(
+                "id:" + env_id.split("/")[1],
+                env_id,
+                100_000,
+                target="ratio's CI below 1",
+                per_arm=per_arm,
+                classification=env_id in envs.CLASSIFICATION_IDS,
+            )
+        )
+    return out
+
+
+def private_names() -> list[str]:
+    """Registered private agents (:func:`real_data.is_private`), aliases removed."""
+    return [n for n in REGISTERED if n not in ALIASES and is_private(n)]
+
+
+def fits(name: str, setting: Setting) -> bool:
+    """Whether an agent consumes the setting's observations (a shared-context agent cannot read per-arm rows)."""
+    return setting.per_arm == (agent_class(name).observation_model == "per_arm") or not setting.per_arm
+
+
+def agents_for(setting: Setting, chosen: list[str] | None) -> tuple[list[str], list[str]]:
+    if setting.name.startswith("id:"):
+        private = [RECOMMENDED]
+    else:
+        private = [n for n in private_names() if fits(n, setting)]
+    if chosen:
+        private = [n for n in private if n in chosen]
+    refs = ["shared-linucb", "random-perarm"] if setting.per_arm else ["linucb", "random"]
+    return private, refs
+
+
+def run_setting(
+    setting: Setting, private: list[str], refs: list[str], args
+) -> tuple[pd.DataFrame, dict, Path]:
+    """Run (or resume) one setting's sweep; finished rows and the failures (cell description -> message)."""
+    budget = {"epsilon": 1.0, **({"delta": setting.delta} if setting.delta else {})}
+    entries = [{"agent": n, "label": n, **budget} for n in private] + [{"agent": n, "label": n} for n in refs]
+    config = {
+        "name": f"{args.stem}_{setting.name.replace(':', '_')}",
+        "root_seed": args.root_seed,
+        "seeds": args.seeds_override or setting.seeds,
+        "n_points": 50,
+        "grid": {
+            "agent": entries,
+            "env_id": setting.env_id,
+            "horizon": args.horizon_override or setting.horizon,
+            **({"env": setting.env} if setting.env else {}),
+        },
+    }
+    sweep = Sweep.from_dict(config)
+    directory = default_store_dir(sweep, args.store)
+    outcome = execute(sweep, directory, progress=True)
+    store = Store.read(outcome.store)
+    done = [c.key for c in sweep.cells if c.key in store.finished()]
+    rows = store.load(done) if done else pd.DataFrame()
+    failures = {
+        rec["description"]: rec["error"].strip().splitlines()[-1] for rec in outcome.failures.values()
+    }
+    return rows, failures, directory
+
+
+def summarise(setting: Setting, rows: pd.DataFrame) -> pd.DataFrame:
+    """Per agent: ratio to random (paired), accuracy for class rewards, time per round, with 95% t-intervals."""
+    last = rows[rows["step"] == rows["horizon"]]
+    random = last[last["agent"].isin(["random", "random-perarm"])].set_index("seed")["cumulative_regret"]
+    out = []
+    for agent, group in last.groupby("agent", sort=False):
+        regret = group["cumulative_regret"].to_numpy()
+        ratio = regret / random.reindex(group["seed"]).to_numpy()
+        low, high = t_interval(ratio)
+        row = {
+            "setting": setting.name,
+            "agent": agent,
+            "seeds": regret.size,
+            "epsilon": group["epsilon"].iloc[0],
+            "delta": group["target_delta"].iloc[0],
+            "ratio_to_random": ratio.mean(),
+            "ratio_ci95_low": max(low, 0.0),
+            "ratio_ci95_high": high,
+            "us_per_round": 1e6 * group["wall_time"].mean() / group["horizon"].iloc[0],
+        }
+        if setting.classification:
+            accuracy = 1.0 - regret / group["horizon"].to_numpy()
+            a_low, a_high = t_interval(accuracy)
+            row.update(
+                accuracy=accuracy.mean(),
+                accuracy_ci95_low=max(a_low, 0.0),
+                accuracy_ci95_high=min(a_high, 1.0),
+            )
+        out.append(row)
+    table = pd.DataFrame(out)
+    rnd = table.loc[table["agent"].isin(["random", "random-perarm"]), "us_per_round"]
+    table["time_vs_random"] = table["us_per_round"] / (rnd.iloc[0] if len(rnd) else math.nan)
+    return table
+
+
+MEMORY_PROBE = """
+import json, resource, sys
+from dpbandit.agents.specs import agent_factory
+from dpbandit.harness import seeding
+from dpbandit.harness.run import run_one
+spec, options, env_id, env_kwargs, horizon, root = json.loads(sys.argv[1])
+name, factory = agent_factory(spec, options)
+run_one(env_id, spec, factory, seeding.seed_sequence(root, 0), horizon=horizon, env_kwargs=env_kwargs, n_points=2)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def peak_memory_mb(agent: str, setting: Setting, args) -> float:
+    """Peak resident set size (MB) of a fresh process playing one run (seed 0) of ``agent`` on ``setting``."""
+    options = (
+        {"epsilon": 1.0, **({"delta": setting.delta} if setting.delta else {})}
+        if agent not in ("linucb", "random", "shared-linucb", "random-perarm")
+        else {}
+    )
+    payload = json.dumps(
+        [
+            agent,
+            options,
+            setting.env_id,
+            setting.env,
+            args.horizon_override or setting.horizon,
+            args.root_seed,
+        ]
+    )
+    done = subprocess.run([sys.executable, "-c", MEMORY_PROBE, payload], capture_output=True, text=True)
+    return float(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else math.nan
+
+
+def plot(table: pd.DataFrame, path: Path) -> None:
+    """Ratio to random per setting (log scale), one marker per agent; ``private`` drawn on top."""
+    settings = list(dict.fromkeys(table["setting"]))
+    fig, ax = plt.subplots(figsize=(max(8.0, 1.1 * len(settings) + 4), 5.0))
+    agents = list(dict.fromkeys(table["agent"]))
+    colours = dict(zip(agents, plt.cm.tab20(np.linspace(0, 1, max(len(agents), 2))), strict=False))
+    offsets = np.linspace(-0.35, 0.35, len(agents))
+    for offset, agent in zip(offsets, agents, strict=True):
+        part = table[table["agent"] == agent]
+        x = np.array([settings.index(s) for s in part["setting"]]) + offset
+        y = part["ratio_to_random"].to_numpy()
+        err = [y - part["ratio_ci95_low"].to_numpy(), part["ratio_ci95_high"].to_numpy() - y]
+        ax.errorbar(
+            x,
+            y,
+            yerr=err,
+            fmt="D" if agent == RECOMMENDED else "o",
+            ms=7 if agent == RECOMMENDED else 3,
+            capsize=2,
+            color="black" if agent == RECOMMENDED else colours[agent],
+            label=agent,
+            zorder=3 if agent == RECOMMENDED else 2,
+        )
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(settings)), settings, rotation=30, ha="right", fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("final regret / random's (paired by seed), 95% CI")
+    ax.set_title("Learning suite: every private agent at its defaults, epsilon = 1")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--settings", nargs="*", help="setting names (S1 ... S6b, ids); default: all")
+    parser.add_argument("--agents", nargs="*", help="private agents to run (default: every one)")
+    parser.add_argument("--quick", action="store_true", help="T = 2000, 2 seeds")
+    parser.add_argument(
+        "--memory", action="store_true", help="measure each agent's peak memory (one extra run)"
+    )
+    parser.add_argument("--root-seed", type=int, default=2311)
+    parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
+    args = parser.parse_args()
+    args.stem = "learning_suite_quick" if args.quick else "learning_suite"
+    args.seeds_override, args.horizon_override = (2, 2_000) if args.quick else (None, None)
+    settings = SETTINGS + registered_env_settings()
+    if args.settings:
+        wanted = set(args.settings)
+        settings = [s for s in settings if s.name in wanted or ("ids" in wanted and s.name.startswith("id:"))]
+    tables, refused, stores = [], [], []
+    for setting in settings:
+        private, refs = agents_for(setting, args.agents)
+        rows, failures, store = run_setting(setting, private, refs, args)
+        stores.append(shown(store))
+        refused += [{"setting": setting.name, "cell": k, "message": v} for k, v in failures.items()]
+        if rows.empty:
+            continue
+        table = summarise(setting, rows)
+        table.insert(1, "target", setting.target)
+        if args.memory:
+            table["peak_memory_mb"] = [peak_memory_mb(a, setting, args) for a in table["agent"]]
+        tables.append(table)
+    table = pd.concat(tables, ignore_index=True)
+    RESULTS.mkdir(exist_ok=True)
+    command = command_line()
+    where = f"root seed {args.root_seed}; sweep stores {', '.join(map(str, stores))}"
+    write_csv(table, RESULTS / f"{args.stem}.csv", f"produced by: {command} ({where})")
+    plot(table, RESULTS / f"{args.stem}.png")
+    with open(RESULTS / f"{args.stem}.md", "w") as fh:
+        fh.write(f"# Learning suite\n\nCommand: `{command}` ({where})\n\n")
+        fh.write(
+            "Every private agent at its defaults (epsilon = 1; delta only where the setting fixes it, else the "
+            "agent's default), LinUCB and random play as references; each ratio is the final regret over random "
+            "play's on the same seed (95% t-interval); `epsilon` is the accountant's at `delta`. Settings: "
+            + "; ".join(
+                f"{s.name} `{s.env_id}` {s.env or ''} T = {s.horizon:,} ({s.target})" for s in settings
+            )
+            + "\n\n"
+        )
+        mine = table[table["agent"] == RECOMMENDED]
+        if len(mine):
+            fh.write(f"## `{RECOMMENDED}` against its targets\n\n" + markdown(mine) + "\n\n")
+        if refused:
+            fh.write("## Refused or failed cells\n\n" + markdown(pd.DataFrame(refused)) + "\n\n")
+        fh.write("## Every agent\n\n" + markdown(table) + "\n")
+    print(table.to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
