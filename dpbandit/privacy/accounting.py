@@ -108,10 +108,10 @@ def group_gaussian_event(multiplier: float, rounds: Sequence[int]) -> dp_account
     """Gaussian releases of noise multiplier ``z`` that one person enters with ``rounds[i]`` rounds each.
 
     Release ``i`` adds ``N(0, z^2 I)`` to a (rescaled) sum over rounds whose replace-one sensitivity is 1, so
-    replacing the person's ``k_i`` rounds moves it by at most ``k_i`` (triangle inequality): for that person it
-    is a Gaussian mechanism of multiplier ``z / k_i``. Gaussians compose exactly into one Gaussian, also
-    adaptively (Dong, Roth and Su 2022, Corollary 3.3: ``mu``-GDP composes as ``sqrt(sum mu_i^2)``,
-    ``mu_i = k_i / z``):
+    replacing the person's ``k_i`` rounds moves it by at most ``k_i`` (triangle inequality): for that person
+    it is a Gaussian mechanism of multiplier ``z / k_i``. Gaussians compose exactly into one Gaussian, also
+    adaptively (Dong, Roth and Su 2022, Corollary 3.3: ``mu``-GDP composes as ``sqrt(sum mu_i^2)``, ``mu_i =
+    k_i / z``):
 
         ``GaussianDpEvent(z / sqrt(sum_i k_i^2))``,
 

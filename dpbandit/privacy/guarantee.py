@@ -66,8 +66,8 @@ class PrivacyGuarantee:
             v.integer(max_rounds_per_user=self.max_rounds_per_user, minimum=1)
             if self.user_epsilon is None:
                 raise ValueError(
-                    f"Expected user_epsilon with max_rounds_per_user={self.max_rounds_per_user} (the epsilon of a "
-                    "person with that many rounds)."
+                    f"Expected user_epsilon with max_rounds_per_user={self.max_rounds_per_user} (the epsilon "
+                    "of a person with that many rounds)."
                 )
 
     @property
@@ -167,8 +167,8 @@ class PrivacyGuarantee:
             cap = (f"up to {self.max_rounds_per_user} rounds" if self.max_rounds_per_user is not None
                    else "unbounded rounds (no max_rounds_per_user)")
             lines.append(
-                f"  user level: epsilon={self.user_epsilon:.4g} at delta={self.claimed_delta:.3g} for a person "
-                f"with {cap}"
+                f"  user level: epsilon={self.user_epsilon:.4g} at delta={self.claimed_delta:.3g} for a "
+                f"person with {cap}"
             )
         if self.calibration:
             lines.append(f"  calibration: {self.calibration}")

@@ -15,16 +15,17 @@ of it and of independent data: the run is as private as one release (parallel co
 action depends on their context and the public releases only, so actions are jointly DP (billboard lemma).
 
 Returning users (issue 24, contract C4). Without user ids every round is a different person, as above. With
-``user_ids`` (``update(..., user_id=u)``, ``play_block(..., user_ids=...)``) the agent counts each person's rounds
-and, with ``max_rounds_per_user = m``, learns from a person's first ``m`` rounds only: later rounds are played
-(greedily, as any round) but enter no statistic. A person then contributes ``k_l`` rounds to release ``l`` with
-``sum_l k_l <= m``; each subclass's ``_user_epsilon(m)`` composes its releases over such a person with
-dp-accounting (worst case over the ``k_l``). The neighbouring relation at user level: one person's records
-replaced in every round that person has; which rounds belong to whom (the id sequence) is the same in both
-streams, so the counts, the learned rounds and each batch's number of learned rounds ``batch_learned`` are
-functions of the id sequence alone and may be used as the batch's size (the fits and clip updates divide by it).
-The arrival pattern itself is not protected. The per-person counts are never released. With user ids and no cap
-a person's rounds are unbounded and so is the user-level epsilon (reported ``inf``, with a warning).
+``user_ids`` (``update(..., user_id=u)``, ``play_block(..., user_ids=...)``) the agent counts each person's
+rounds and, with ``max_rounds_per_user = m``, learns from a person's first ``m`` rounds only: later rounds are
+played (greedily, as any round) but enter no statistic. A person then contributes ``k_l`` rounds to release
+``l`` with ``sum_l k_l <= m``; each subclass's ``_user_epsilon(m)`` composes its releases over such a person
+with dp-accounting (worst case over the ``k_l``). The neighbouring relation at user level: one person's
+records replaced in every round that person has; which rounds belong to whom (the id sequence) is the same in
+both streams, so the counts, the learned rounds and each batch's number of learned rounds ``batch_learned``
+are functions of the id sequence alone and may be used as the batch's size (the fits and clip updates divide
+by it). The arrival pattern itself is not protected. The per-person counts are never released. With user ids
+and no cap a person's rounds are unbounded and so is the user-level epsilon (reported ``inf``, with a
+warning).
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ class BatchedAgent(Agent):
         self._batch_end = self.schedule.size(0)
         self.batch_capped = 0  #: rounds of the current batch past their person's max_rounds_per_user
         self.rounds_capped = 0  #: rounds past their person's cap so far (played, not learned from)
-        self._user_rounds: dict[int, int] = {}  # person -> rounds seen (the agent's own bookkeeping, not released)
+        self._user_rounds: dict[int, int] = {}  # person -> rounds seen (own bookkeeping, never released)
         self._users_seen = False
 
     # -- hooks -----------------------------------------------------------------------------------
@@ -184,7 +185,8 @@ class BatchedAgent(Agent):
     def _learned(self, ids: np.ndarray | None) -> np.ndarray | None:
         """Count the block's rounds per person; the mask of rounds within the cap (``None``: all rounds).
 
-        The ``j``-th round of a person (over the whole run, 0-based) is learned from iff ``j < max_rounds_per_user``.
+        The ``j``-th round of a person (over the whole run, 0-based) is learned from iff
+        ``j < max_rounds_per_user``.
         """
         if ids is None:
             return None
@@ -233,7 +235,9 @@ class BatchedAgent(Agent):
         X = self._observations(np.asarray(observation, dtype=float)[None])
         return int(self._greedy(self.scores(X))[0])
 
-    def update(self, observation: np.ndarray, action: int, reward: float, *, user_id: int | None = None) -> None:
+    def update(
+        self, observation: np.ndarray, action: int, reward: float, *, user_id: int | None = None
+    ) -> None:
         """Record the round (of person ``user_id``, if given); at the end of a batch, release and refit."""
         X = self._observations(np.asarray(observation, dtype=float)[None])
         action = self.check_action(action)
@@ -244,8 +248,8 @@ class BatchedAgent(Agent):
     def play_block(
         self, observations: np.ndarray, rewards: np.ndarray, *, user_ids: np.ndarray | None = None
     ) -> np.ndarray:
-        """Play consecutive rounds (every arm's reward ``(m, K)``; ``user_ids`` ``(m,)``); identical to ``act`` +
-        ``update``.
+        """Play consecutive rounds (every arm's reward ``(m, K)``, ``user_ids`` ``(m,)``); identical to
+        ``act`` + ``update``.
 
         The policy is fixed within a batch, so each batch's rounds are scored at once.
         """
@@ -269,12 +273,12 @@ class BatchedAgent(Agent):
 
     # -- user-level privacy ----------------------------------------------------------------------
     def _user_epsilon(self, max_rounds: int) -> float:
-        """Epsilon at ``delta`` of one person with at most ``max_rounds`` learned rounds (subclasses derive it)."""
+        """Epsilon at ``delta`` of a person with at most ``max_rounds`` learned rounds; per subclass."""
         raise NotImplementedError
 
     def _user_level(self, guarantee: PrivacyGuarantee) -> PrivacyGuarantee:
-        """``guarantee`` with the user-level fields (contract C4): ``None`` without user ids and without a cap;
-        ``inf`` with user ids and no cap (a person's rounds are unbounded); else ``_user_epsilon(m)``."""
+        """``guarantee`` with the user-level fields (contract C4): ``None`` without user ids and without a
+        cap; ``inf`` with user ids and no cap (a person's rounds are unbounded); else ``_user_epsilon(m)``."""
         m = self.max_rounds_per_user
         if m is None and not self._users_seen:
             return guarantee
@@ -285,8 +289,8 @@ class BatchedAgent(Agent):
             note = f"user level: {seen}; no max_rounds_per_user, so a person's epsilon is unbounded"
             user_epsilon = math.inf
         else:
-            note = (f"user level: {seen}; rounds past max_rounds_per_user={m} are played but not learned from; "
-                    "arrival pattern (which rounds belong to whom) not protected")
+            note = (f"user level: {seen}; rounds past max_rounds_per_user={m} are played but not learned "
+                    "from; arrival pattern (which rounds belong to whom) not protected")
             user_epsilon = self._user_epsilon(m)
         notes = f"{guarantee.notes}; {note}" if guarantee.notes else note
         return dataclasses.replace(guarantee, user_epsilon=user_epsilon, max_rounds_per_user=m, notes=notes)

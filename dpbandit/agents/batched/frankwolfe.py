@@ -213,8 +213,8 @@ class BatchedDPHDB(BatchedAgent):
         max_rounds_per_user: int | None = None,
         noise: bool = True,
     ) -> None:
-        super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch, batch_ratio=batch_ratio,
-                         max_rounds_per_user=max_rounds_per_user)
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch,
+                         batch_ratio=batch_ratio, max_rounds_per_user=max_rounds_per_user)
         if delta is None and self.horizon is None:
             raise ValueError(f"{type(self).__name__} needs horizon=T or an explicit delta.")
         self.epsilon = _validate.positive(epsilon=epsilon)
@@ -336,19 +336,21 @@ class BatchedDPHDB(BatchedAgent):
 
     # -- privacy ---------------------------------------------------------------------------------
     def _user_epsilon(self, max_rounds: int) -> float:
-        """Epsilon of a person with at most ``m = max_rounds`` learned rounds: one batch at ``m eps_q``, ``m eps_s``.
+        """Epsilon of a person with at most ``m = max_rounds`` learned rounds: one batch at ``m eps``.
 
         A person with ``k_l`` rounds in batch ``l`` moves every quantile count by at most ``k_l`` and every
-        vertex score by at most ``k_l`` times the one-round sensitivity (sums over rounds; the iterates and clips
-        are fixed by earlier choices), so each choice of the batch is ``k_l eps``-DP and ``k_l eps``-bounded-range
-        instead of ``eps``. Bounded-range zCDP: ``sum_l k_l^2 rho <= m^2 rho``. Pure DP: per choice index, the
-        choices over batches compose to a ``(sum_l k_l) eps <= m eps``-DP mechanism, dominated by randomized
-        response at ``m eps`` (Kairouz, Oh and Viswanath 2015), and the order of an adaptive composition does not
-        change its tradeoff function (Dong, Roth and Su 2022). Both worst cases are all ``m`` rounds in one batch:
-        :func:`batch_epsilons` at ``(m eps_q, m eps_s)``, the smaller reported as for one round.
+        vertex score by at most ``k_l`` times the one-round sensitivity (sums over rounds; the iterates and
+        clips are fixed by earlier choices), so each choice of the batch is ``k_l eps``-DP and ``k_l
+        eps``-bounded-range instead of ``eps``. Bounded-range zCDP: ``sum_l k_l^2 rho <= m^2 rho``. Pure DP:
+        per choice index, the choices over batches compose to a ``(sum_l k_l) eps <= m eps``-DP mechanism,
+        dominated by randomized response at ``m eps`` (Kairouz, Oh and Viswanath 2015), and the order of an
+        adaptive composition does not change its tradeoff function (Dong, Roth and Su 2022). Both worst cases
+        are all ``m`` rounds in one batch: :func:`batch_epsilons` at ``(m eps_q, m eps_s)``, the smaller
+        reported as for one round.
         """
         b = self.budget
-        return min(batch_epsilons(max_rounds * b.eps_q, max_rounds * b.eps_s, b.steps, b.quantiles, self.delta))
+        m = max_rounds
+        return min(batch_epsilons(m * b.eps_q, m * b.eps_s, b.steps, b.quantiles, self.delta))
 
     @property
     def privacy(self) -> PrivacyGuarantee | None:

@@ -74,8 +74,8 @@ class GaussianBatchedAgent(BatchedAgent):
         max_rounds_per_user: int | None = None,
         noise: bool = True,
     ) -> None:
-        super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch, batch_ratio=batch_ratio,
-                         max_rounds_per_user=max_rounds_per_user)
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch,
+                         batch_ratio=batch_ratio, max_rounds_per_user=max_rounds_per_user)
         if delta is None and self.horizon is None:
             raise ValueError(f"{type(self).__name__} needs horizon=T or an explicit delta.")
         self.epsilon = _validate.positive(epsilon=epsilon)
@@ -167,15 +167,15 @@ class GaussianBatchedAgent(BatchedAgent):
     def _user_epsilon(self, max_rounds: int) -> float:
         """Epsilon of a person with at most ``max_rounds`` learned rounds: ``GaussianDpEvent(z / m)`` (PLD).
 
-        Batch ``l``'s release is one Gaussian mechanism of multiplier ``z`` on the stacked statistic rescaled to
-        replace-one sensitivity 1 (:mod:`dpbandit.privacy.release`). Every block is a sum over the batch's learned
-        rounds (per-arm sums, Grams, counts, the clipping counts), so replacing a person's ``k_l`` rounds in
-        batch ``l`` moves the rescaled stack by at most ``k_l`` (triangle inequality over a chain of ``k_l``
-        replace-one neighbours; each step's shift is at most 1 whatever the step's played arms). The clips ``C``,
-        ``B`` and the supports that set the sensitivities are fixed by earlier releases, and the ``k_l`` by the
-        id sequence (module docstring of :mod:`~dpbandit.agents.batched.base`), so, given the earlier releases,
-        release ``l`` is a Gaussian mechanism of multiplier ``z / k_l`` for that person. Composing them
-        (:func:`dpbandit.privacy.accounting.group_gaussian_event`):
+        Batch ``l``'s release is one Gaussian mechanism of multiplier ``z`` on the stacked statistic rescaled
+        to replace-one sensitivity 1 (:mod:`dpbandit.privacy.release`). Every block is a sum over the batch's
+        learned rounds (per-arm sums, Grams, counts, the clipping counts), so replacing a person's ``k_l``
+        rounds in batch ``l`` moves the rescaled stack by at most ``k_l`` (triangle inequality over a chain of
+        ``k_l`` replace-one neighbours; each step's shift is at most 1 whatever the step's played arms). The
+        clips ``C``, ``B`` and the supports that set the sensitivities are fixed by earlier releases, and the
+        ``k_l`` by the id sequence (module docstring of :mod:`~dpbandit.agents.batched.base`), so, given the
+        earlier releases, release ``l`` is a Gaussian mechanism of multiplier ``z / k_l`` for that person.
+        Composing them (:func:`dpbandit.privacy.accounting.group_gaussian_event`):
 
             ``mu_user = sqrt(sum_l k_l^2) / z <= (sum_l k_l) / z <= m / z``,
 
