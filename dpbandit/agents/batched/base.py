@@ -292,7 +292,7 @@ class BatchedAgent(Agent):
             note = (f"user level: {seen}; rounds past max_rounds_per_user={m} are played but not learned "
                     "from; arrival pattern (which rounds belong to whom) not protected")
             user_epsilon = self._user_epsilon(m)
-        notes = f"{guarantee.notes}; {note}" if guarantee.notes else note
+        notes = f"{guarantee.notes.rstrip('.')}; {note}" if guarantee.notes else note
         return dataclasses.replace(guarantee, user_epsilon=user_epsilon, max_rounds_per_user=m, notes=notes)
 
     @property

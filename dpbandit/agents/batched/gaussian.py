@@ -13,6 +13,7 @@ lemma); the run's epsilon is that of one release, certified by dp-accounting's P
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from dpbandit.privacy.guarantee import PrivacyGuarantee
 
 __all__ = ["GaussianBatchedAgent"]
+
+
+@functools.lru_cache(maxsize=256)
+def _user_pld_epsilon(multiplier: float, max_rounds: int, delta: float) -> float:
+    """PLD epsilon of ``GaussianDpEvent(z / m)`` at ``delta``, memoised (seconds for small ``z / m``)."""
+    return accounting.epsilon_for(accounting.group_gaussian_event(multiplier, (max_rounds,)), delta, "pld")
 
 
 class GaussianBatchedAgent(BatchedAgent):
@@ -182,8 +189,7 @@ class GaussianBatchedAgent(BatchedAgent):
         attained when all ``m`` rounds fall in one batch. Reported: dp-accounting's PLD epsilon of
         ``GaussianDpEvent(z / m)`` at ``delta`` (``m = 1`` gives the round-level epsilon).
         """
-        event = accounting.group_gaussian_event(self.release.multiplier, (max_rounds,))
-        return accounting.epsilon_for(event, self.delta, "pld")
+        return _user_pld_epsilon(self.release.multiplier, max_rounds, self.delta)
 
     @property
     def privacy(self) -> PrivacyGuarantee | None:
