@@ -81,7 +81,7 @@ def test_gaussian_user_epsilon_is_the_gaussian_at_z_over_m_of_the_drawn_noise(cl
 
 
 def test_group_shift_of_the_rescaled_release_reaches_k_and_not_more() -> None:
-    """Why z / m: k rounds of one person in a batch move BatchedScreening's rescaled stacked statistic by up to
+    """Why z / m: k rounds of one person in a batch move the rescaled stacked statistic of screening by up to
     k (brute force over random neighbours never exceeds k; same arm and opposite rewards at the clip move the
     sums block by k sensitivities), so a multiplier not divided by m would understate the user's loss."""
     agent = _agent(BatchedScreening)
@@ -115,7 +115,7 @@ def test_group_shift_of_the_rescaled_release_reaches_k_and_not_more() -> None:
 @pytest.mark.parametrize("cls", [BatchedPeeling, BatchedDPHDB])
 def test_zcdp_agents_user_epsilon_typed_out(cls) -> None:
     """batched-peeling: RDP epsilon of m^2 rho-zCDP, rho = select eps_0^2 / 8 + 1 / (2 z^2); dphdb-batched:
-    the smaller of the PLD of the choices as randomized response at m eps and the RDP of m^2 rho. Both typed out
+    the smaller of the PLD of the choices as randomized response at m eps and the RDP of m^2 rho; typed out
     with dp-accounting; m +- 1 differ."""
     m = 3
     agent = _agent(cls, max_rounds_per_user=m)
