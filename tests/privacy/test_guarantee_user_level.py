@@ -20,7 +20,7 @@ def _pld(event: dp_accounting.DpEvent) -> float:
 
 def test_group_gaussian_event_is_the_composition_of_gaussians_at_z_over_k() -> None:
     """A person in releases with k = 2, 3, 1 rounds: z / sqrt(14), equal (PLD) to dp-accounting's composition
-    of GaussianDpEvent(z / k_i); releases the person skips cost nothing; all in one release is the worst case."""
+    of GaussianDpEvent(z / k_i); releases the person skips cost nothing; all in one release is the worst."""
     z = 6.0
     event = accounting.group_gaussian_event(z, (2, 0, 3, 1))
     assert event == dp_accounting.GaussianDpEvent(z / math.sqrt(14))
