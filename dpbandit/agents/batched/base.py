@@ -282,8 +282,7 @@ class BatchedAgent(Agent):
         m = self.max_rounds_per_user
         if m is None and not self._users_seen:
             return guarantee
-        most = max(self._user_rounds.values(), default=0)
-        seen = (f"user ids received, most rounds of one person so far {most}" if self._users_seen
+        seen = ("user ids received" if self._users_seen
                 else "no user ids received (each round taken as a different person)")
         if m is None:
             note = f"user level: {seen}; no max_rounds_per_user, so a person's epsilon is unbounded"
