@@ -27,6 +27,7 @@ dp_accounting compares RR with a uniform output and would report only ``log((e^e
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import dp_accounting
 from dp_accounting import NeighboringRelation
@@ -43,6 +44,7 @@ __all__ = [
     "gaussian_sigma",
     "gaussian_sigma_zcdp",
     "generalized_gaussian_sigma",
+    "group_gaussian_event",
     "laplace_event",
     "make_accountant",
     "pure_dp_event",
@@ -100,6 +102,28 @@ def gaussian_event(sigma: float, sensitivity: float = 1.0, count: int = 1) -> dp
     """``count`` Gaussian mechanisms with noise std ``sigma`` on l2-sensitivity ``sensitivity``."""
     z = v.positive(sigma=sigma) / v.positive(sensitivity=sensitivity)
     return _self_compose(dp_accounting.GaussianDpEvent(z), _count(count))
+
+
+def group_gaussian_event(multiplier: float, rounds: Sequence[int]) -> dp_accounting.DpEvent:
+    """Gaussian releases of noise multiplier ``z`` that one person enters with ``rounds[i]`` rounds each.
+
+    Release ``i`` adds ``N(0, z^2 I)`` to a (rescaled) sum over rounds whose replace-one sensitivity is 1, so
+    replacing the person's ``k_i`` rounds moves it by at most ``k_i`` (triangle inequality): for that person
+    it is a Gaussian mechanism of multiplier ``z / k_i``. Gaussians compose exactly into one Gaussian, also
+    adaptively (Dong, Roth and Su 2022, Corollary 3.3: ``mu``-GDP composes as ``sqrt(sum mu_i^2)``, ``mu_i =
+    k_i / z``):
+
+        ``GaussianDpEvent(z / sqrt(sum_i k_i^2))``,
+
+    the reduction dp_accounting applies to a composition of ``GaussianDpEvent``s (tested against it). With
+    ``sum_i k_i <= m``, ``sum_i k_i^2 <= m^2``: the worst case is all ``m`` rounds in one release,
+    ``rounds = (m,)``. Releases the person does not enter (``k_i = 0``) cost nothing.
+    """
+    z = v.positive(multiplier=multiplier)
+    counts = [v.integer(rounds=k, minimum=0) for k in rounds]
+    if not any(counts):
+        raise ValueError(f"Expected rounds with at least one positive entry, got rounds={list(rounds)!r}.")
+    return dp_accounting.GaussianDpEvent(z / math.sqrt(sum(k * k for k in counts)))
 
 
 def laplace_event(scale: float, sensitivity: float = 1.0, count: int = 1) -> dp_accounting.DpEvent:

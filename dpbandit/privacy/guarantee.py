@@ -39,6 +39,10 @@ class PrivacyGuarantee:
             when dp_accounting does not support the mechanism (e.g. Lemma 2.1 of 004).
         calibration: how the noise was set (formula, paper equation).
         notes: caveats (known paper errors, flags such as ``paper_exact``).
+        user_epsilon: epsilon at ``claimed_delta`` of one person who contributes up to ``max_rounds_per_user``
+            rounds, composed over the releases such a person can enter (``inf``: rounds per person unbounded);
+            ``None`` when the algorithm does not track people (every round a different person).
+        max_rounds_per_user: the cap behind ``user_epsilon`` (``None``: no cap).
     """
 
     mechanism: str
@@ -49,11 +53,22 @@ class PrivacyGuarantee:
     accountant: str
     calibration: str = ""
     notes: str = ""
+    user_epsilon: float | None = None
+    max_rounds_per_user: int | None = None
 
     def __post_init__(self) -> None:
         v.positive(claimed_epsilon=self.claimed_epsilon)
         v.probability(claimed_delta=self.claimed_delta)
         v.positive(epsilon=self.epsilon, allow_inf=True)
+        if self.user_epsilon is not None:
+            v.positive(user_epsilon=self.user_epsilon, allow_inf=True)
+        if self.max_rounds_per_user is not None:
+            v.integer(max_rounds_per_user=self.max_rounds_per_user, minimum=1)
+            if self.user_epsilon is None:
+                raise ValueError(
+                    f"Expected user_epsilon with max_rounds_per_user={self.max_rounds_per_user} (the epsilon "
+                    "of a person with that many rounds)."
+                )
 
     @property
     def shortfall(self) -> float:
@@ -148,6 +163,13 @@ class PrivacyGuarantee:
             )
         elif self.epsilon < self.claimed_epsilon * (1 - 1e-6):
             lines.append(f"  (claim is conservative: accountant is tighter by {self.claimed_epsilon - self.epsilon:.4g})")
+        if self.user_epsilon is not None:
+            cap = (f"up to {self.max_rounds_per_user} rounds" if self.max_rounds_per_user is not None
+                   else "unbounded rounds (no max_rounds_per_user)")
+            lines.append(
+                f"  user level: epsilon={self.user_epsilon:.4g} at delta={self.claimed_delta:.3g} for a "
+                f"person with {cap}"
+            )
         if self.calibration:
             lines.append(f"  calibration: {self.calibration}")
         if self.notes:

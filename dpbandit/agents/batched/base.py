@@ -13,18 +13,36 @@ function of batch ``l``'s users and of the public releases before it; users of o
 those releases. So a change of one user's record changes one release, and everything later is post-processing
 of it and of independent data: the run is as private as one release (parallel composition). A user's own
 action depends on their context and the public releases only, so actions are jointly DP (billboard lemma).
+
+Returning users (issue 24, contract C4). Without user ids every round is a different person, as above. With
+``user_ids`` (``update(..., user_id=u)``, ``play_block(..., user_ids=...)``) the agent counts each person's
+rounds and, with ``max_rounds_per_user = m``, learns from a person's first ``m`` rounds only: later rounds are
+played (greedily, as any round) but enter no statistic. A person then contributes ``k_l`` rounds to release
+``l`` with ``sum_l k_l <= m``; each subclass's ``_user_epsilon(m)`` composes its releases over such a person
+with dp-accounting (worst case over the ``k_l``). The neighbouring relation at user level: one person's
+records replaced in every round that person has; which rounds belong to whom (the id sequence) is the same in
+both streams, so the counts, the learned rounds and each batch's number of learned rounds ``batch_learned``
+are functions of the id sequence alone and may be used as the batch's size (the fits and clip updates divide
+by it). The arrival pattern itself is not protected. The per-person counts are never released. With user ids
+and no cap a person's rounds are unbounded and so is the user-level epsilon (reported ``inf``, with a
+warning).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dpbandit.privacy.guarantee import PrivacyGuarantee
 
 __all__ = ["BatchSchedule", "BatchedAgent"]
 
@@ -58,6 +76,8 @@ class BatchedAgent(Agent):
         n_arms, dim, rng, horizon: the :class:`~dpbandit.agents.base.Agent` contract.
         first_batch: rounds in the first batch (>= 1).
         batch_ratio: growth factor of the batch sizes (>= 1; 2 = doubling).
+        max_rounds_per_user: with user ids, learn from at most this many rounds of each person (>= 1); later
+            rounds of that person are played but not learned from. ``None``: no cap (module docstring).
 
     ``theta`` has shape ``(n_models, dim)``: one row per arm for ``observation_model = "shared"`` (the
     disjoint model: arm ``k`` scores ``<x_t, theta_k>``), one row for ``"per_arm"`` (arm ``k`` scores
@@ -77,9 +97,14 @@ class BatchedAgent(Agent):
         horizon: int | None = None,
         first_batch: int = 32,
         batch_ratio: float = 2.0,
+        max_rounds_per_user: int | None = None,
     ) -> None:
         super().__init__(n_arms, dim, rng=rng, horizon=horizon)
         self.schedule = BatchSchedule(first_batch, batch_ratio)
+        self.max_rounds_per_user = (
+            None if max_rounds_per_user is None
+            else _validate.integer(max_rounds_per_user=max_rounds_per_user, minimum=1)
+        )
         self.n_models = self.n_arms if self.observation_model == "shared" else 1
         self.theta = np.zeros((self.n_models, self.dim))
         self.noise_rng, self._tie_rng = self.rng.spawn(2)
@@ -87,6 +112,10 @@ class BatchedAgent(Agent):
         self.batch = 0  #: index of the current batch
         self.batch_start = 0  #: first round of the current batch
         self._batch_end = self.schedule.size(0)
+        self.batch_capped = 0  #: rounds of the current batch past their person's max_rounds_per_user
+        self.rounds_capped = 0  #: rounds past their person's cap so far (played, not learned from)
+        self._user_rounds: dict[int, int] = {}  # person -> rounds seen (own bookkeeping, never released)
+        self._users_seen = False
 
     # -- hooks -----------------------------------------------------------------------------------
     def _observe(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
@@ -100,6 +129,16 @@ class BatchedAgent(Agent):
     def batch_size(self) -> int:
         """Rounds of the current batch."""
         return self._batch_end - self.batch_start
+
+    @property
+    def batch_learned(self) -> int:
+        """Rounds of the current (finished) batch learned from: its size less the rounds past their cap."""
+        return self.batch_size - self.batch_capped
+
+    @property
+    def rounds_learned(self) -> int:
+        """Rounds learned from so far."""
+        return self.round - self.rounds_capped
 
     def _observations(self, observations: np.ndarray) -> np.ndarray:
         """Validate a block of observations: ``(m, dim)`` shared or ``(m, n_arms, dim)`` per-arm, finite."""
@@ -132,15 +171,63 @@ class BatchedAgent(Agent):
             return X, actions
         return X[np.arange(len(actions)), actions], np.zeros(len(actions), dtype=np.int64)
 
-    def _advance(self, X: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> None:
+    def _user_ids(self, user_ids: Any, length: int) -> np.ndarray | None:
+        """Validate a block's user ids: ``None`` or integers of shape ``(length,)``."""
+        if user_ids is None:
+            return None
+        ids = np.asarray(user_ids)
+        if ids.dtype.kind not in "iu":
+            raise TypeError(f"Expected integer user_ids, got dtype {ids.dtype}.")
+        if ids.shape != (length,):
+            raise ValueError(f"Expected user_ids of shape ({length},), got {ids.shape}.")
+        return ids.astype(np.int64)
+
+    def _learned(self, ids: np.ndarray | None) -> np.ndarray | None:
+        """Count the block's rounds per person; the mask of rounds within the cap (``None``: all rounds).
+
+        The ``j``-th round of a person (over the whole run, 0-based) is learned from iff
+        ``j < max_rounds_per_user``.
+        """
+        if ids is None:
+            return None
+        if not self._users_seen and self.max_rounds_per_user is None:
+            warnings.warn(
+                f"{type(self).__name__} received user ids with max_rounds_per_user=None: every round of a "
+                "returning person is learned from, so the user-level epsilon is unbounded (reported as inf). "
+                "Pass max_rounds_per_user=m to bound it.",
+                stacklevel=4,
+            )
+        self._users_seen = True
+        people, inverse = np.unique(ids, return_inverse=True)
+        before = np.array([self._user_rounds.get(p, 0) for p in people.tolist()], dtype=np.int64)
+        order = np.argsort(inverse, kind="stable")
+        first = np.searchsorted(inverse[order], np.arange(len(people)))  # start of each person's run in order
+        occurrence = np.empty(len(ids), dtype=np.int64)
+        occurrence[order] = np.arange(len(ids)) - first[inverse[order]]
+        for person, total in zip(people.tolist(), (before + np.bincount(inverse)).tolist(), strict=True):
+            self._user_rounds[person] = total
+        if self.max_rounds_per_user is None:
+            return None
+        return before[inverse] + occurrence < self.max_rounds_per_user
+
+    def _advance(
+        self, X: np.ndarray, actions: np.ndarray, rewards: np.ndarray, ids: np.ndarray | None = None
+    ) -> None:
         rows, models = self._played(X, actions)
-        self._observe(rows, models, rewards)
+        learned = self._learned(ids)
+        if learned is not None:
+            rows, models, rewards = rows[learned], models[learned], rewards[learned]
+        if len(rewards):
+            self._observe(rows, models, rewards)
+        self.batch_capped += len(actions) - len(rewards)
+        self.rounds_capped += len(actions) - len(rewards)
         self.round += len(actions)
         if self.round == self._batch_end:
             self._end_batch()
             self.batch += 1
             self.batch_start = self.round
             self._batch_end = self.round + self.schedule.size(self.batch)
+            self.batch_capped = 0
 
     # -- contract --------------------------------------------------------------------------------
     def act(self, observation: np.ndarray) -> int:
@@ -148,15 +235,21 @@ class BatchedAgent(Agent):
         X = self._observations(np.asarray(observation, dtype=float)[None])
         return int(self._greedy(self.scores(X))[0])
 
-    def update(self, observation: np.ndarray, action: int, reward: float) -> None:
-        """Record the round; at the end of a batch, release and refit (``_end_batch``)."""
+    def update(
+        self, observation: np.ndarray, action: int, reward: float, *, user_id: int | None = None
+    ) -> None:
+        """Record the round (of person ``user_id``, if given); at the end of a batch, release and refit."""
         X = self._observations(np.asarray(observation, dtype=float)[None])
         action = self.check_action(action)
         reward = _validate.finite(reward=reward)
-        self._advance(X, np.array([action]), np.array([reward]))
+        ids = None if user_id is None else np.array([_validate.integer(user_id=user_id)], dtype=np.int64)
+        self._advance(X, np.array([action]), np.array([reward]), ids)
 
-    def play_block(self, observations: np.ndarray, rewards: np.ndarray) -> np.ndarray:
-        """Play consecutive rounds (every arm's reward ``(m, K)``); identical to ``act`` + ``update``.
+    def play_block(
+        self, observations: np.ndarray, rewards: np.ndarray, *, user_ids: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Play consecutive rounds (every arm's reward ``(m, K)``, ``user_ids`` ``(m,)``); identical to
+        ``act`` + ``update``.
 
         The policy is fixed within a batch, so each batch's rounds are scored at once.
         """
@@ -166,17 +259,45 @@ class BatchedAgent(Agent):
             raise ValueError(f"Expected rewards of shape ({X.shape[0]}, {self.n_arms}), got {R.shape}.")
         if not np.all(np.isfinite(R)):
             raise ValueError("Expected finite rewards.")
+        ids = self._user_ids(user_ids, X.shape[0])
         actions = np.empty(X.shape[0], dtype=np.int64)
         start = 0
         while start < X.shape[0]:
             stop = min(X.shape[0], start + self._batch_end - self.round)
             chosen = self._greedy(self.scores(X[start:stop]))
             actions[start:stop] = chosen
-            self._advance(X[start:stop], chosen, R[np.arange(start, stop), chosen])
+            self._advance(X[start:stop], chosen, R[np.arange(start, stop), chosen],
+                          None if ids is None else ids[start:stop])
             start = stop
         return actions
+
+    # -- user-level privacy ----------------------------------------------------------------------
+    def _user_epsilon(self, max_rounds: int) -> float:
+        """Epsilon at ``delta`` of a person with at most ``max_rounds`` learned rounds; per subclass."""
+        raise NotImplementedError
+
+    def _user_level(self, guarantee: PrivacyGuarantee) -> PrivacyGuarantee:
+        """``guarantee`` with the user-level fields (contract C4): ``None`` without user ids and without a
+        cap; ``inf`` with user ids and no cap (a person's rounds are unbounded); else ``_user_epsilon(m)``."""
+        m = self.max_rounds_per_user
+        if m is None and not self._users_seen:
+            return guarantee
+        seen = ("user ids received" if self._users_seen
+                else "no user ids received (each round taken as a different person)")
+        if m is None:
+            note = f"user level: {seen}; no max_rounds_per_user, so a person's epsilon is unbounded"
+            user_epsilon = math.inf
+        else:
+            note = (f"user level: {seen}; rounds past max_rounds_per_user={m} are played but not learned "
+                    "from; arrival pattern (which rounds belong to whom) not protected")
+            user_epsilon = self._user_epsilon(m)
+        notes = f"{guarantee.notes.rstrip('.')}; {note}" if guarantee.notes else note
+        return dataclasses.replace(guarantee, user_epsilon=user_epsilon, max_rounds_per_user=m, notes=notes)
 
     @property
     def params(self) -> dict[str, Any]:
         """Identifying hyper-parameters."""
-        return {**super().params, "first_batch": self.schedule.first, "batch_ratio": self.schedule.ratio}
+        out = {**super().params, "first_batch": self.schedule.first, "batch_ratio": self.schedule.ratio}
+        if self.max_rounds_per_user is not None:
+            out["max_rounds_per_user"] = self.max_rounds_per_user
+        return out

@@ -182,6 +182,9 @@ class FLIPHAT(BatchedAgent):
         adaptive_clipping: adapt x_max and R from private counts (module docstring; needs ``"tight"``).
         clip_quantile, clip_rate, count_share: the target quantile, the update step and the counts' budget.
         first_batch, batch_ratio: the episode schedule (1 and 2: doubling, as the paper).
+        max_rounds_per_user: not supported (``None`` only): the user-level accounting of the peeling episodes
+            (a person's rounds shifting several models by different amounts, episodes with different ``M_l``)
+            is not derived. With user ids every round is learned from and ``privacy.user_epsilon`` is ``inf``.
         noise: ``False`` = debugging switch: the same algorithm with exact top-s; ``privacy`` is ``None``.
     """
 
@@ -211,8 +214,15 @@ class FLIPHAT(BatchedAgent):
         count_share: float = 0.05,
         first_batch: int = 1,
         batch_ratio: float = 2.0,
+        max_rounds_per_user: int | None = None,
         noise: bool = True,
     ) -> None:
+        if max_rounds_per_user is not None:
+            raise ValueError(
+                f"max_rounds_per_user={max_rounds_per_user!r} is not supported by {type(self).__name__}: the "
+                "user-level accounting of its peeling episodes is not derived (use batched-screening, "
+                "batched-ridge, batched-peeling or dphdb-batched for returning users)."
+            )
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch,
                          batch_ratio=batch_ratio)
         if delta is None and self.horizon is None:
@@ -331,7 +341,7 @@ class FLIPHAT(BatchedAgent):
             "tight: smallest z with PLD epsilon <= target" if self.calibration == "tight"
             else "paper: z = 2 sqrt(3 s log(M/delta)) M / epsilon (peeling lemma, basic composition over M)"
         )
-        return PrivacyGuarantee(
+        return self._user_level(PrivacyGuarantee(
             mechanism=f"{type(self).__name__}: N-IHT with private peeling, s={self.sparsity}, "
             "one episode per user",
             claimed_epsilon=self.epsilon,
@@ -348,7 +358,7 @@ class FLIPHAT(BatchedAgent):
             + ", "
             f"C={self.l1_radius:.4g}, eta={self.step_size:.4g}, "
             f"M_l = max(1, floor({self.iteration_scale:.4g} log(1 + n_l)))",
-        )
+        ))
 
     @property
     def params(self) -> dict[str, Any]:

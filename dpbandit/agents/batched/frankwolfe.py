@@ -182,6 +182,8 @@ class BatchedDPHDB(BatchedAgent):
         steps_per_batch: Frank-Wolfe steps per arm on each batch's data (>= 1).
         step_rule: ``"fw"`` (``2/(tau+2)``) or ``"pofw"`` (``1/(tau+1)``, Algorithm 2).
         first_batch, batch_ratio: the batch schedule (:class:`~dpbandit.agents.batched.base.BatchSchedule`).
+        max_rounds_per_user: with user ids, learn from at most this many rounds of each person
+            (:mod:`~dpbandit.agents.batched.base`; the user-level epsilon is in ``privacy.user_epsilon``).
         noise: ``False`` = debugging switch: exact LMO and exact quantiles; ``privacy`` is ``None``.
     """
 
@@ -208,9 +210,11 @@ class BatchedDPHDB(BatchedAgent):
         step_rule: str = "fw",
         first_batch: int = 32,
         batch_ratio: float = 2.0,
+        max_rounds_per_user: int | None = None,
         noise: bool = True,
     ) -> None:
-        super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch, batch_ratio=batch_ratio)
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch,
+                         batch_ratio=batch_ratio, max_rounds_per_user=max_rounds_per_user)
         if delta is None and self.horizon is None:
             raise ValueError(f"{type(self).__name__} needs horizon=T or an explicit delta.")
         self.epsilon = _validate.positive(epsilon=epsilon)
@@ -294,7 +298,10 @@ class BatchedDPHDB(BatchedAgent):
         return exponential_mechanism(self.noise_rng, utility, self.budget.eps_q, 1.0)
 
     def _end_batch(self) -> None:
-        n = self.batch_size
+        n = self.batch_learned  # = batch_size unless rounds past max_rounds_per_user were left out
+        if n == 0:  # every round of the batch was past its person's cap: nothing to learn from
+            self._reset_batch()
+            return
         j = 0 if self.residual_quantile is None else int(self._choose(self._residual_inside, self.residual_quantile, n))
         B = float(self.residual_candidates[j])
         self.clips.append((B, self.clip))
@@ -328,6 +335,23 @@ class BatchedDPHDB(BatchedAgent):
         self.theta = self.theta + eta * (vertex - self.theta)
 
     # -- privacy ---------------------------------------------------------------------------------
+    def _user_epsilon(self, max_rounds: int) -> float:
+        """Epsilon of a person with at most ``m = max_rounds`` learned rounds: one batch at ``m eps``.
+
+        A person with ``k_l`` rounds in batch ``l`` moves every quantile count by at most ``k_l`` and every
+        vertex score by at most ``k_l`` times the one-round sensitivity (sums over rounds; the iterates and
+        clips are fixed by earlier choices), so each choice of the batch is ``k_l eps``-DP and ``k_l
+        eps``-bounded-range instead of ``eps``. Bounded-range zCDP: ``sum_l k_l^2 rho <= m^2 rho``. Pure DP:
+        per choice index, the choices over batches compose to a ``(sum_l k_l) eps <= m eps``-DP mechanism,
+        dominated by randomized response at ``m eps`` (Kairouz, Oh and Viswanath 2015), and the order of an
+        adaptive composition does not change its tradeoff function (Dong, Roth and Su 2022). Both worst cases
+        are all ``m`` rounds in one batch: :func:`batch_epsilons` at ``(m eps_q, m eps_s)``, the smaller
+        reported as for one round.
+        """
+        b = self.budget
+        m = max_rounds
+        return min(batch_epsilons(m * b.eps_q, m * b.eps_s, b.steps, b.quantiles, self.delta))
+
     @property
     def privacy(self) -> PrivacyGuarantee | None:
         """JDP of the action sequence: one batch's mechanism per user (parallel composition over batches)."""
@@ -338,7 +362,7 @@ class BatchedDPHDB(BatchedAgent):
         b = self.budget
         pure, zcdp = b.epsilons()
         clips = f"{b.quantiles} clip-quantile EM(s) eps_q={b.eps_q:.4g} (sensitivity 1) + " if b.quantiles else ""
-        return PrivacyGuarantee(
+        return self._user_level(PrivacyGuarantee(
             mechanism=f"BatchedDPHDB: per batch {clips}{b.steps} x K exponential-mechanism vertex choices, "
             f"eps_s={b.eps_s:.4g} per step",
             claimed_epsilon=self.epsilon,
@@ -350,7 +374,7 @@ class BatchedDPHDB(BatchedAgent):
             calibration=f"accountant: E={b.scale:.4g}, eps_q^2 = share E^2 / n_q, eps_s^2 = (1 - share) E^2 / steps",
             notes="score sensitivity 2 r B C / n_l per step (same arm; r B C / n_l on each of two arms if it "
             "switches); temperature 4 r B C / (n_l eps_s).",
-        )
+        ))
 
     @property
     def params(self) -> dict[str, Any]:

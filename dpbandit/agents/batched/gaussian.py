@@ -13,6 +13,7 @@ lemma); the run's epsilon is that of one release, certified by dp-accounting's P
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -22,12 +23,19 @@ from dpbandit import _validate
 from dpbandit.agents.batched.base import BatchedAgent
 from dpbandit.agents.batched.clipping import BLOCKS as CLIP_BLOCKS
 from dpbandit.agents.batched.clipping import AdaptiveClipping
+from dpbandit.privacy import accounting
 from dpbandit.privacy.release import BlockGaussianRelease
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpbandit.privacy.guarantee import PrivacyGuarantee
 
 __all__ = ["GaussianBatchedAgent"]
+
+
+@functools.lru_cache(maxsize=256)
+def _user_pld_epsilon(multiplier: float, max_rounds: int, delta: float) -> float:
+    """PLD epsilon of ``GaussianDpEvent(z / m)`` at ``delta``, memoised (seconds for small ``z / m``)."""
+    return accounting.epsilon_for(accounting.group_gaussian_event(multiplier, (max_rounds,)), delta, "pld")
 
 
 class GaussianBatchedAgent(BatchedAgent):
@@ -42,6 +50,8 @@ class GaussianBatchedAgent(BatchedAgent):
             and 1 in l_inf); ``initial_reward_clip``: first ``B``.
         reward_center: fixed centre ``c`` of the rewards (clipped as ``clip(r - c, -B, B)``).
         first_batch, batch_ratio: the batch schedule.
+        max_rounds_per_user: with user ids, learn from at most this many rounds of each person
+            (:mod:`~dpbandit.agents.batched.base`; the user-level epsilon is in ``privacy.user_epsilon``).
         noise: ``False`` = debugging switch: the same algorithm without noise; ``privacy`` is ``None``.
     """
 
@@ -68,9 +78,11 @@ class GaussianBatchedAgent(BatchedAgent):
         reward_center: float = 0.0,
         first_batch: int = 32,
         batch_ratio: float = 2.0,
+        max_rounds_per_user: int | None = None,
         noise: bool = True,
     ) -> None:
-        super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch, batch_ratio=batch_ratio)
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch,
+                         batch_ratio=batch_ratio, max_rounds_per_user=max_rounds_per_user)
         if delta is None and self.horizon is None:
             raise ValueError(f"{type(self).__name__} needs horizon=T or an explicit delta.")
         self.epsilon = _validate.positive(epsilon=epsilon)
@@ -145,17 +157,40 @@ class GaussianBatchedAgent(BatchedAgent):
         return out
 
     def _end_batch(self) -> None:
+        n = self.batch_learned  # = batch_size unless rounds past max_rounds_per_user were left out
+        if n == 0:  # every round of the batch was past its person's cap: nothing to release or learn
+            self._reset_batch()
+            return
         values = {**self._statistics(), "context_inside": self._context_inside, "reward_inside": self._reward_inside}
         if self.n_models > 1:
             values["counts"] = self._counts
         released = self.release.release(self.noise_rng, values, self.sensitivities())
-        n = self.batch_size
         counts = np.clip(released["counts"], 1.0, n) if self.n_models > 1 else np.full(1, float(n))
         self._fit(released, counts)
         self.clipping.update(released, n)
         self._reset_batch()
 
     # -- privacy ---------------------------------------------------------------------------------
+    def _user_epsilon(self, max_rounds: int) -> float:
+        """Epsilon of a person with at most ``max_rounds`` learned rounds: ``GaussianDpEvent(z / m)`` (PLD).
+
+        Batch ``l``'s release is one Gaussian mechanism of multiplier ``z`` on the stacked statistic rescaled
+        to replace-one sensitivity 1 (:mod:`dpbandit.privacy.release`). Every block is a sum over the batch's
+        learned rounds (per-arm sums, Grams, counts, the clipping counts), so replacing a person's ``k_l``
+        rounds in batch ``l`` moves the rescaled stack by at most ``k_l`` (triangle inequality over a chain of
+        ``k_l`` replace-one neighbours; each step's shift is at most 1 whatever the step's played arms). The
+        clips ``C``, ``B`` and the supports that set the sensitivities are fixed by earlier releases, and the
+        ``k_l`` by the id sequence (module docstring of :mod:`~dpbandit.agents.batched.base`), so, given the
+        earlier releases, release ``l`` is a Gaussian mechanism of multiplier ``z / k_l`` for that person.
+        Composing them (:func:`dpbandit.privacy.accounting.group_gaussian_event`):
+
+            ``mu_user = sqrt(sum_l k_l^2) / z <= (sum_l k_l) / z <= m / z``,
+
+        attained when all ``m`` rounds fall in one batch. Reported: dp-accounting's PLD epsilon of
+        ``GaussianDpEvent(z / m)`` at ``delta`` (``m = 1`` gives the round-level epsilon).
+        """
+        return _user_pld_epsilon(self.release.multiplier, max_rounds, self.delta)
+
     @property
     def privacy(self) -> PrivacyGuarantee | None:
         """JDP of the action sequence: one Gaussian release per user (parallel composition over batches)."""
@@ -164,7 +199,7 @@ class GaussianBatchedAgent(BatchedAgent):
         from dpbandit.privacy.guarantee import PrivacyGuarantee
 
         shares = ", ".join(f"{k} {v:.3g}" for k, v in self.release.shares.items())
-        return PrivacyGuarantee(
+        return self._user_level(PrivacyGuarantee(
             mechanism=f"{type(self).__name__}: one Gaussian release per batch of users (shares: {shares})",
             claimed_epsilon=self.epsilon,
             claimed_delta=self.delta,
@@ -175,7 +210,7 @@ class GaussianBatchedAgent(BatchedAgent):
             "block sensitivity / sqrt(share)",
             notes="sensitivities at the last clips: "
             + ", ".join(f"{k} {v:.4g}" for k, v in self.sensitivities().items()),
-        )
+        ))
 
     @property
     def params(self) -> dict[str, Any]:

@@ -141,7 +141,7 @@ class BatchedPeeling(GaussianBatchedAgent):
 
     def _fit(self, released: dict[str, np.ndarray], counts: np.ndarray) -> None:
         sigma = self.release.sigma("values", self._main_sensitivities()["values"])
-        spread = max(float(released["second_moment"]) / self.batch_size, 0.0)  # mean of x_j^2 clip(r)^2 over j
+        spread = max(float(released["second_moment"]) / self.batch_learned, 0.0)  # mean x_j^2 clip(r)^2
         pieces = np.split(released["values"], np.cumsum([len(s) for s in self._support])[:-1])
         for k, (support, values) in enumerate(zip(self._support, pieces, strict=True)):
             variance = (sigma / counts[k]) ** 2 + spread / counts[k]
@@ -157,6 +157,27 @@ class BatchedPeeling(GaussianBatchedAgent):
         self.theta = np.where(keep & (rank < self.sparsity), mean, 0.0)
 
     # -- privacy ---------------------------------------------------------------------------------
+    def _rho(self) -> tuple[float, float]:
+        """zCDP of one batch for one round: (selection ``select eps_0^2 / 8``, Gaussian ``1 / (2 z^2)``)."""
+        return self.select * self.selection_epsilon**2 / 8.0, 1.0 / (2.0 * self.release.multiplier**2)
+
+    def _user_epsilon(self, max_rounds: int) -> float:
+        """Epsilon of a person with at most ``m = max_rounds`` learned rounds: ``m^2 rho``-zCDP (RDP).
+
+        Batch ``l`` is ``rho``-zCDP for one round (selection plus Gaussian blocks). A person with ``k_l`` rounds
+        in it moves every score and every block by at most ``k_l`` times the one-round sensitivity (all are
+        sums over rounds; the clips and the released support are fixed by earlier releases), so the
+        exponential mechanism is ``k_l eps_0``-bounded-range, i.e. ``k_l^2 eps_0^2 / 8``-zCDP, and the Gaussian
+        blocks are ``k_l^2 / (2 z^2)``-zCDP: the batch costs ``k_l^2 rho`` (as group privacy of zCDP gives, Bun
+        and Steinke 2016). zCDP composes additively:
+
+            ``sum_l k_l^2 rho <= (sum_l k_l)^2 rho <= m^2 rho``,
+
+        attained with all ``m`` rounds in one batch; converted to epsilon at ``delta`` by dp-accounting's RDP
+        accountant, as the round-level report.
+        """
+        return accounting.zcdp_to_epsilon(max_rounds**2 * sum(self._rho()), self.delta)
+
     @property
     def privacy(self) -> PrivacyGuarantee | None:
         """JDP of the action sequence: per batch, zCDP of the selection plus the Gaussian blocks."""
@@ -164,10 +185,9 @@ class BatchedPeeling(GaussianBatchedAgent):
             return None
         from dpbandit.privacy.guarantee import PrivacyGuarantee
 
-        selection_rho = self.select * self.selection_epsilon**2 / 8.0
-        gaussian_rho = 1.0 / (2.0 * self.release.multiplier**2)
+        selection_rho, gaussian_rho = self._rho()
         total = selection_rho + gaussian_rho
-        return PrivacyGuarantee(
+        return self._user_level(PrivacyGuarantee(
             mechanism=f"{type(self).__name__}: per batch, top-{self.select} exponential-mechanism selection "
             "and one Gaussian release",
             claimed_epsilon=self.epsilon,
@@ -179,7 +199,7 @@ class BatchedPeeling(GaussianBatchedAgent):
             f"epsilon_0 = {self.selection_epsilon:.4g}), Gaussian {gaussian_rho:.4g} (z = {self.release.multiplier:.4g})",
             notes="sensitivities: selection 2 X B (l_inf), values 2 sqrt(|S|) X B, second moment X^2 B^2, "
             "counts sqrt(2), clip counts 1.",
-        )
+        ))
 
     @property
     def params(self) -> dict[str, Any]:

@@ -124,12 +124,12 @@ class BatchedRidge(GaussianBatchedAgent):
         upper = np.zeros((self.n_models, self.dim, self.dim))
         upper[:, self._upper[0], self._upper[1]] = released["gram"]
         sigma = self.release.sigma("gram", self._main_sensitivities()["gram"]) if self.noise else 0.0
-        weight = self.batch_size / sigma**2 if self.noise else 1.0
-        self._weight_total += weight * self.batch_size
+        weight = self.batch_learned / sigma**2 if self.noise else 1.0
+        self._weight_total += weight * self.batch_learned
         self.gram += weight * (upper + np.triu(upper, 1).transpose(0, 2, 1))
         self.moments += weight * released["moments"]
         self.gram_noise_variance += (weight * sigma) ** 2
-        shift = self.regularization * self._weight_total / self.round + 2.0 * math.sqrt(
+        shift = self.regularization * self._weight_total / self.rounds_learned + 2.0 * math.sqrt(
             self.gram_noise_variance * self.dim
         )
         for k in range(self.n_models):
