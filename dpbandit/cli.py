@@ -117,15 +117,15 @@ def _digits(column: str) -> int | None:
     return None
 
 
-def _printable(table: Any) -> Any:
-    """The table as printed: every column of the CSV under the same name, rounded, except ``final_regret_std``
-    and ``metric`` (:func:`_print_table` prints the metric as a line above); ``delta`` in 3 significant
-    digits; missing values as ``-``."""
+def _printable(table: Any, hide: tuple[str, ...] = ()) -> Any:
+    """The table as printed: every column of the CSV under the same name, rounded, except
+    ``final_regret_std``, ``metric`` (:func:`_print_table` prints the metric as a line above) and ``hide``;
+    ``delta`` in 3 significant digits; missing values as ``-``."""
     import pandas as pd
 
     shown = {}
     for column in table.columns:
-        if column in ("final_regret_std", "metric"):
+        if column in ("final_regret_std", "metric", *hide):
             continue
         values = table[column]
         if column == "delta":
@@ -136,8 +136,9 @@ def _printable(table: Any) -> Any:
     return pd.DataFrame(shown).astype(object).fillna("-")
 
 
-def _print_table(table: Any) -> None:
-    """Print the metric the table shows, the table, and (to standard error) a warning for few seeds."""
+def _print_table(table: Any, hide: tuple[str, ...] = ()) -> None:
+    """Print the metric the table shows, the table (:func:`_printable`), and (to standard error) a warning
+    for few seeds."""
     import pandas as pd
 
     from dpbandit.harness.summary import table_notes
@@ -147,7 +148,7 @@ def _print_table(table: Any) -> None:
         if not note.startswith("warning: "):
             print(note)
     with pd.option_context("display.width", 250, "display.max_columns", 40):
-        print(_printable(table).to_string(index=False))
+        print(_printable(table, hide).to_string(index=False))
     for note in notes:
         if note.startswith("warning: "):
             print(f"dpbandit: {note}", file=sys.stderr)
@@ -236,9 +237,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     store = Store.read(args.store)
     paths = report(args.store, args.out)
-    table = pd.read_csv(paths["summary"])
-    with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 3):
-        print(table.drop(columns=["claimed_epsilon", "ci95_low", "ci95_high"]).to_string(index=False))
+    _print_table(pd.read_csv(paths["summary"]), hide=("claimed_epsilon", "ci95_low", "ci95_high"))
     total, done, failed = len(store.manifest["cells"]), len(store.finished()), len(store.failures())
     print(
         f"\n{done} of {total} cells finished, {failed} failed; wrote " + ", ".join(map(str, paths.values()))

@@ -47,10 +47,11 @@ COLOURS: dict[str, str] = {
     "private": "#000000",
     "private-perarm": "#000000",
 }
-#: Colours for unregistered names (distinct from the most used fixed ones where possible).
+#: Colours for unregistered names: saturated, no greys (the random agent's). Two names may share one (a hash);
+#: the legend label tells them apart.
 HASHED: tuple[str, ...] = (
-    "#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324",
-    "#800000", "#808000", "#000075", "#469990", "#aaffc3", "#ffd8b1", "#dcbeff", "#a9a9a9",
+    "#800000", "#808000", "#000075", "#469990", "#f032e6", "#911eb4", "#e6194b", "#4363d8", "#3cb44b",
+    "#9a6324", "#f58231", "#42d4f4",
 )  # fmt: skip
 #: Line style of agents without a privacy claim (matplotlib dash pattern); private agents are solid.
 NONPRIVATE_DASHES = (4, 2)
@@ -82,7 +83,9 @@ def privacy_label(df: pd.DataFrame) -> str:
     if private.empty:
         return "no private agent"
     parts = [f"eps={_values(private['claimed_epsilon'])}"]
-    if "delta" in private and private["delta"].notna().any():
+    if "delta" not in private:
+        parts.append("delta not recorded")  # results written before delta was a column
+    elif private["delta"].notna().any():
         parts.append(f"delta={_values(private['delta'])}")
     if "user_epsilon" in private and private["user_epsilon"].notna().any():
         parts.append(f"user eps={_values(private['user_epsilon'])}")
