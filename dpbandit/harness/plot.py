@@ -27,7 +27,7 @@ COLOURS: dict[str, str] = {
     "random": "#7f7f7f",
     "random-perarm": "#7f7f7f",
     "linucb": "#1f77b4",
-    "greedy": "#17becf",
+    "greedy": "#7b4173",
     "shared-linucb": "#aec7e8",
     "oful": "#393b79",
     "dphdb": "#d62728",
@@ -73,7 +73,7 @@ def palette(names: Any) -> dict[str, str]:
 
 def _values(series: pd.Series) -> str:
     values = sorted({float(v) for v in series.dropna()})
-    return "/".join(f"{v:g}" for v in values)
+    return "/".join(f"{v:.3g}" for v in values)
 
 
 def privacy_label(df: pd.DataFrame) -> str:
