@@ -37,6 +37,11 @@ DEFAULT_NOTE = (
 )
 #: The line printed after any other comparison.
 NOTE = "Look at ratio_to_random: below 1, with its CI below 1, means an agent learns (paired by seed)."
+#: The line printed after a comparison on an environment without expected rewards (observed reward only).
+REWARD_NOTE = (
+    "Look at reward_gain_over_random: above 0, with its CI above 0, means an agent earns more reward per "
+    "round than random on the same seeds."
+)
 
 EXAMPLES = """examples (times on 2 cores):
   dpbandit                                 # the default comparison (10-30 s)
@@ -99,34 +104,54 @@ def _registered_taking(option: str) -> list[str]:
     return [name for name, options in accepted.items() if options is None or option in options]
 
 
-def _epsilon_label(df: Any) -> str:
-    claimed = sorted({float(e) for e in df["claimed_epsilon"].dropna()})
-    if not claimed:
-        return "no private agent"
-    return "epsilon=" + "/".join(f"{e:g}" for e in claimed)
+def _digits(column: str) -> int | None:
+    """Decimals printed for a column of the table (None: printed as it is)."""
+    if column.startswith(("ratio_to_", "accuracy")):
+        return 3
+    if column.startswith(("avg_reward", "reward_gain_over_")):
+        return 4
+    if column.startswith(("final_regret_mean", "ci95_", "final_reward")):
+        return 1
+    if column in ("wall_time_s", "compile_time_s", "epsilon", "user_epsilon"):
+        return 3
+    return None
 
 
-def _printable(table: Any) -> Any:
-    """The regret table as printed: means with their 95% CIs in brackets (the CSV keeps every column)."""
+def _printable(table: Any, hide: tuple[str, ...] = ()) -> Any:
+    """The table as printed: every column of the CSV under the same name, rounded, except
+    ``final_regret_std``, ``metric`` (:func:`_print_table` prints the metric as a line above) and ``hide``;
+    ``delta`` in 3 significant digits; missing values as ``-``."""
     import pandas as pd
 
-    def interval(low: Any, high: Any, digits: int) -> list[str]:
-        return [
-            "-" if pd.isna(lo) else f"[{lo:.{digits}f}, {hi:.{digits}f}]"
-            for lo, hi in zip(low, high, strict=True)
-        ]
-
-    shown = {"agent": table["agent"], "final_regret_mean": table["final_regret_mean"].round(1)}
-    shown["ci95"] = interval(table["ci95_low"], table["ci95_high"], 1)
-    if "ratio_to_random" in table:
-        shown["ratio_to_random"] = table["ratio_to_random"].round(3)
-        low, high = table["ratio_to_random_ci95_low"], table["ratio_to_random_ci95_high"]
-        shown["ratio_ci95"] = interval(low, high, 3)
-    for name, column in (("seeds", "seeds"), ("T", "horizon"), ("wall_time_s", "wall_time_s")):
-        shown[name] = table[column].round(3) if column == "wall_time_s" else table[column]
-    shown["epsilon_accountant"] = table["epsilon"].round(3)
-    shown["epsilon_claimed"] = table["claimed_epsilon"]
+    shown = {}
+    for column in table.columns:
+        if column in ("final_regret_std", "metric", *hide):
+            continue
+        values = table[column]
+        if column == "delta":
+            values = values.map(lambda v: v if pd.isna(v) else f"{v:.3g}")
+        elif _digits(column) is not None:
+            values = values.round(_digits(column))
+        shown[column] = values
     return pd.DataFrame(shown).astype(object).fillna("-")
+
+
+def _print_table(table: Any, hide: tuple[str, ...] = ()) -> None:
+    """Print the metric the table shows, the table (:func:`_printable`), and (to standard error) a warning
+    for few seeds."""
+    import pandas as pd
+
+    from dpbandit.harness.summary import table_notes
+
+    notes = table_notes(table)
+    for note in notes:
+        if not note.startswith("warning: "):
+            print(note)
+    with pd.option_context("display.width", 250, "display.max_columns", 40):
+        print(_printable(table, hide).to_string(index=False))
+    for note in notes:
+        if note.startswith("warning: "):
+            print(f"dpbandit: {note}", file=sys.stderr)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -148,7 +173,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     out = _check_out_dir(Path(args.out))
 
     from dpbandit.harness import final_regret_table, plot_regret, run
+    from dpbandit.harness.plot import describe_rewards
     from dpbandit.harness.run import make_env
+    from dpbandit.harness.summary import REGRET
 
     core = make_env(args.env, args.horizon, env_kwargs).unwrapped  # its errors name env_id / kwargs
     df = run(
@@ -161,23 +188,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
         n_jobs=args.jobs,
         progress=False if args.no_progress else None,
     )
-    import pandas as pd
-
     df.to_parquet(out / "results.parquet", index=False)
-    table = final_regret_table(df)
+    table = final_regret_table(df, reward_range=getattr(core, "reward_range", None))
     table.to_csv(out / "final_regret.csv", index=False)
-    title = (
-        f"{args.env}: d={core.dim}, K={core.n_arms}, T={core.horizon:,}, {_epsilon_label(df)}, "
-        f"{args.seeds} seeds\nmean cumulative regret, 95% CI"
-    )
-    plot = plot_regret(df, out / "regret.png", title=title)
-    with pd.option_context("display.width", 200, "display.max_columns", 30):
-        print(_printable(table).to_string(index=False))
+    env_label = f"{args.env}: d={core.dim}, K={core.n_arms}, T={core.horizon:,}"
+    plot = plot_regret(df, out / "regret.png", env_label=env_label, reward_law=describe_rewards(core))
+    _print_table(table)
     is_default = specs == split_agent_list(DEFAULT_AGENTS) and (args.env, args.horizon) == (
         DEFAULT_ENV,
         DEFAULT_HORIZON,
     )
-    print("\n" + (DEFAULT_NOTE if is_default else NOTE))
+    print("\n" + (DEFAULT_NOTE if is_default else NOTE if (table["metric"] == REGRET).all() else REWARD_NOTE))
     print(f"wrote {out / 'results.parquet'}, {out / 'final_regret.csv'} and {plot}")
     return 0
 
@@ -216,9 +237,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     store = Store.read(args.store)
     paths = report(args.store, args.out)
-    table = pd.read_csv(paths["summary"])
-    with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 3):
-        print(table.drop(columns=["claimed_epsilon", "ci95_low", "ci95_high"]).to_string(index=False))
+    _print_table(pd.read_csv(paths["summary"]), hide=("claimed_epsilon", "ci95_low", "ci95_high"))
     total, done, failed = len(store.manifest["cells"]), len(store.finished()), len(store.failures())
     print(
         f"\n{done} of {total} cells finished, {failed} failed; wrote " + ", ".join(map(str, paths.values()))
