@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import inspect
+import math
 import pickle
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dpbandit.harness.protocol import EnvDescription
 
 __all__ = ["accepts_keyword", "check_agents", "check_memory"]
 
@@ -74,19 +78,18 @@ def accepts_keyword(factory: Callable[..., Any], name: str) -> bool:
     return name in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
 
-def check_memory(core: Any, horizon: int, block_elements: int, n_jobs: int) -> None:
+def check_memory(env: EnvDescription, block_elements: int, n_jobs: int) -> None:
     """Raise before any work if ``n_jobs`` runs at once would not fit in the free memory.
 
-    One run holds the environment's round chunk (:attr:`envs.problem.GLMProblem.round_bytes` per
-    round), a block of agent observations (``block_elements`` float64) and two float64 arrays of
-    length T.
-    Agents' own state is not counted.
+    One run holds a block of rounds of the environment (``env.round_bytes`` each, as many rounds as
+    ``block_elements`` float64 observation elements hold), that block of agent observations and six
+    float64 arrays of length T (per-round regret, reward, optimal arm and their sums). The environment's
+    own buffers and the agents' state are not counted (the environment checks its own size).
     """
-    problem = core.problem
-    chunk = getattr(getattr(core, "_stream", None), "chunk_rounds", 1)
-    env_bytes = problem.round_bytes * chunk + 8 * block_elements
-    per_run = env_bytes + 16 * horizon
-    sizes = (
-        f"dim={problem.dim} x n_arms={problem.n_arms}" if env_bytes >= 16 * horizon else f"horizon={horizon}"
-    )
+    rounds = max(1, block_elements // math.prod(env.observation_shape))
+    env_bytes = env.round_bytes * min(rounds, env.horizon) + 8 * block_elements
+    per_run = env_bytes + 48 * env.horizon
+    sizes = f"dim={env.dim} x n_arms={env.n_arms}"
+    if env_bytes < 48 * env.horizon:
+        sizes = f"horizon={env.horizon}"
     _validate.fits_in_memory(per_run * n_jobs, because=f"{sizes} (with n_jobs={n_jobs} runs at once)")
