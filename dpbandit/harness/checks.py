@@ -66,16 +66,37 @@ def check_agents(agents: Any, n_jobs: int) -> dict[str, Callable[..., Agent]]:
     return out
 
 
-def accepts_keyword(factory: Callable[..., Any], name: str) -> bool:
-    """Whether ``factory(..., name=value)`` is accepted: a parameter ``name``, or ``**kwargs``."""
+def _takes(function: Callable[..., Any], name: str) -> bool | None:
+    """True: a parameter ``name``; None: only ``**kwargs``; False: neither."""
     try:
-        parameters = inspect.signature(factory).parameters
+        parameters = inspect.signature(function).parameters
     except (TypeError, ValueError):  # no signature (a builtin): assume it takes the keyword
         return True
-    bound = getattr(factory, "keywords", {}) or {}
-    if name in bound:
+    if name in parameters:
         return True
-    return name in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    return None if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()) else False
+
+
+def accepts_keyword(factory: Callable[..., Any], name: str) -> bool:
+    """Whether ``factory(..., name=value)`` is accepted: a parameter ``name``, or ``**kwargs``.
+
+    For a class (or a ``functools.partial`` of one) whose ``__init__`` takes ``**kwargs``, the keyword is
+    accepted if the next ``__init__`` up the class hierarchy accepts it (``**kwargs`` passed on to
+    ``super().__init__``), so an agent is never handed a keyword its base class would refuse.
+    """
+    if name in (getattr(factory, "keywords", None) or {}):
+        return True
+    target = getattr(factory, "func", factory)
+    if not isinstance(target, type):
+        return _takes(factory, name) is not False
+    for cls in target.__mro__:
+        init = cls.__dict__.get("__init__")
+        if init is None or cls is object:
+            continue
+        takes = _takes(init, name)
+        if takes is not None:
+            return takes
+    return False
 
 
 def check_memory(env: EnvDescription, block_elements: int, n_jobs: int) -> None:
