@@ -99,3 +99,10 @@ class ToyBlockBandit(ToyBandit):
 
 
 gymnasium.register("toy/Bandit-v0", entry_point="toy_bandit:ToyBandit")
+
+
+class FixedHorizonBandit(ToyBandit):
+    """A :class:`ToyBandit` whose constructor takes no horizon: its own is 50 rounds."""
+
+    def __init__(self, n_arms: int = 3, dim: int = 4) -> None:
+        super().__init__(n_arms, dim, horizon=50)
