@@ -172,3 +172,32 @@ def test_glm_env_gives_the_same_numbers_through_the_block_path_and_a_wrapper_hid
     assert (slow["env_id"] == "dpbandit/LinearBandit-v0").all()  # the spec's id, seen through the wrapper
     pd.testing.assert_frame_equal(fast.drop(columns=TIMING), slow.drop(columns=TIMING))
     assert (fast.groupby("agent")["cumulative_regret"].max() > 0).all()
+
+
+class Forwards(Agent):
+    """Hands ``**kwargs`` to ``Agent.__init__`` (which takes ``horizon``, not ``reward_range``)."""
+
+    def __init__(self, n_arms, dim, *, rng, **kwargs):
+        super().__init__(n_arms, dim, rng=rng, **kwargs)
+
+    def act(self, observation):
+        return 0
+
+    def update(self, observation, action, reward):
+        pass
+
+
+class ForwardsToRange(TakesRange):
+    def __init__(self, n_arms, dim, **kwargs):
+        super().__init__(n_arms, dim, **kwargs)
+
+
+def test_a_keyword_passed_on_through_kwargs_counts_only_if_the_base_takes_it() -> None:
+    from dpbandit.harness.checks import accepts_keyword
+
+    assert accepts_keyword(Forwards, "horizon") and not accepts_keyword(Forwards, "reward_range")
+    assert accepts_keyword(ForwardsToRange, "reward_range")
+    assert accepts_keyword(functools.partial(Forwards, reward_range=None), "reward_range")  # user-bound
+    assert accepts_keyword(lambda **kwargs: None, "reward_range")  # a function: its own signature
+    df = run(ToyBandit, {"forwards": Forwards}, n_seeds=1, horizon=5, progress=False)  # declares (0, 1)
+    assert df["step"].max() == 5
