@@ -35,6 +35,7 @@ def _fitting(per_arm: bool) -> dict[str, type[Agent]]:
 @pytest.mark.parametrize(
     ("per_arm", "expected"), [(False, True), (True, False)], ids=["shared-expected", "per_arm-observed"]
 )
+@pytest.mark.filterwarnings("ignore:.*received user ids with max_rounds_per_user=None")  # user-level agents
 def test_every_fitting_agent_runs_on_a_user_environment(per_arm, expected) -> None:
     """Agents never see expected rewards (only the harness's metrics do), so these two cases cover both
     observation models and both kinds of info; tests/test_cli.py runs the other two combinations."""
