@@ -170,20 +170,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     env_kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
+    horizon = _horizon(args, env_kwargs)
     out = _check_out_dir(Path(args.out))
 
     from dpbandit.harness import final_regret_table, plot_regret, run
     from dpbandit.harness.plot import describe_rewards
+    from dpbandit.harness.protocol import describe
     from dpbandit.harness.run import make_env
     from dpbandit.harness.summary import REGRET
 
-    core = make_env(args.env, args.horizon, env_kwargs).unwrapped  # its errors name env_id / kwargs
+    probe = make_env(args.env, horizon, env_kwargs)  # its errors name env_id / kwargs / horizon
+    core = describe(probe, horizon)
+    reward_law = describe_rewards(probe)
+    probe.close()
     df = run(
         args.env,
         agents,
         n_seeds=args.seeds,
         root_seed=args.root_seed,
-        horizon=args.horizon,
+        horizon=horizon,
         env_kwargs=env_kwargs,
         n_jobs=args.jobs,
         progress=False if args.no_progress else None,
@@ -192,15 +197,32 @@ def _cmd_run(args: argparse.Namespace) -> int:
     table = final_regret_table(df, reward_range=getattr(core, "reward_range", None))
     table.to_csv(out / "final_regret.csv", index=False)
     env_label = f"{args.env}: d={core.dim}, K={core.n_arms}, T={core.horizon:,}"
-    plot = plot_regret(df, out / "regret.png", env_label=env_label, reward_law=describe_rewards(core))
+    plot = plot_regret(df, out / "regret.png", env_label=env_label, reward_law=reward_law)
     _print_table(table)
-    is_default = specs == split_agent_list(DEFAULT_AGENTS) and (args.env, args.horizon) == (
+    is_default = specs == split_agent_list(DEFAULT_AGENTS) and (args.env, core.horizon) == (
         DEFAULT_ENV,
         DEFAULT_HORIZON,
     )
     print("\n" + (DEFAULT_NOTE if is_default else NOTE if (table["metric"] == REGRET).all() else REWARD_NOTE))
     print(f"wrote {out / 'results.parquet'}, {out / 'final_regret.csv'} and {plot}")
     return 0
+
+
+def _horizon(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> int | None:
+    """The run's horizon: ``--horizon``; else ``--env-kwarg horizon=T`` (then the environment's own, None);
+    else :data:`DEFAULT_HORIZON` for an environment built with a horizon, the environment's own otherwise."""
+    from dpbandit.harness.environments import takes_horizon
+
+    if "horizon" in env_kwargs:
+        if args.horizon is not None and env_kwargs["horizon"] != args.horizon:
+            raise ValueError(
+                f"Expected --horizon {args.horizon} and --env-kwarg horizon={env_kwargs['horizon']!r} to "
+                "agree; give the horizon once (--horizon)."
+            )
+        return None
+    if args.horizon is not None:
+        return args.horizon
+    return DEFAULT_HORIZON if takes_horizon(args.env) else None
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
@@ -253,7 +275,13 @@ def _positive_float(text: str) -> float:
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--env", default=DEFAULT_ENV, help=f"registered env id (default {DEFAULT_ENV})")
+    p.add_argument(
+        "--env",
+        default=DEFAULT_ENV,
+        help=f"the environment: a registered id (default {DEFAULT_ENV}), 'module:EnvId-v0' (the module "
+        "registers the id) or an entry point 'package.module:ClassName' (any Gymnasium contextual bandit, "
+        "docs/architecture.md)",
+    )
     p.add_argument(
         "--agents",
         default=None,
@@ -271,7 +299,11 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         "added to --agents)",
     )
     p.add_argument(
-        "--horizon", type=int, default=DEFAULT_HORIZON, help=f"rounds T (default {DEFAULT_HORIZON:,})"
+        "--horizon",
+        type=int,
+        default=None,
+        help=f"rounds T (default {DEFAULT_HORIZON:,} for an environment built with a horizon, else its own; "
+        "--env-kwarg horizon=T also sets it)",
     )
     p.add_argument(
         "--seeds", type=int, default=DEFAULT_SEEDS, help=f"number of seeds (default {DEFAULT_SEEDS})"

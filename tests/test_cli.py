@@ -53,7 +53,8 @@ def test_run_options_work_at_top_level(tmp_path) -> None:
               "--seeds", "2", "--jobs", "1", "--no-progress"]
     assert main([*common, "--out", str(tmp_path / "a")]) == 0
     assert main(["run", *common, "--out", str(tmp_path / "b")]) == 0
-    a, b = (pd.read_parquet(tmp_path / d / "results.parquet").drop(columns="wall_time") for d in "ab")
+    a, b = (pd.read_parquet(tmp_path / d / "results.parquet").drop(columns=["wall_time", "compile_time"])
+            for d in "ab")
     pd.testing.assert_frame_equal(a, b)
     assert int(a["step"].max()) == 100
 
@@ -118,3 +119,54 @@ def test_help_lists_examples_and_says_run_is_the_default(capsys) -> None:
     text = capsys.readouterr().out
     assert "dpbandit --horizon 100` is `dpbandit run --horizon 100" in " ".join(text.split())
     assert "examples (times on 2 cores):" in text and "--agent linucb:alpha=0.5,regularization=2" in text
+
+
+def _every_agent(per_arm: bool) -> str:
+    from dpbandit.agents import AGENTS, agent_class
+
+    return ",".join(n for n in AGENTS if not per_arm or agent_class(n).observation_model == "per_arm")
+
+
+@pytest.mark.parametrize(
+    ("env", "kwargs", "per_arm", "expected"),
+    [
+        ("toy_bandit:ToyBandit", ["expected=False"], False, False),  # an entry point 'module:Class'
+        ("toy_bandit:toy/Bandit-v0", ["per_arm=True"], True, True),  # 'module:EnvId-v0' (module registers)
+    ],
+    ids=["entry-point-shared-observed", "module-id-per_arm-expected"],
+)
+def test_a_user_environment_runs_with_every_fitting_agent(tmp_path, capsys, env, kwargs, per_arm, expected):
+    """tests/toy_bandit.py is a user's own Gymnasium environment (nothing from envs/); tests/harness covers
+    the other two combinations of observation model and expected rewards."""
+    agents = _every_agent(per_arm)
+    options = [a for kw in [*kwargs, "dim=20", "n_arms=2"] for a in ("--env-kwarg", kw)]
+    code = main(["run", "--env", env, *options, "--agents", agents, "--horizon", "200", "--seeds", "1",
+                 "--out", str(tmp_path), "--no-progress"])
+    assert code == 0
+    df = pd.read_parquet(tmp_path / "results.parquet")
+    assert set(df["agent"]) == set(agents.split(",")) and df["step"].max() == 200
+    assert df["cumulative_reward"].notna().all()
+    regret = df["cumulative_regret"]
+    assert regret.notna().all() if expected else regret.isna().all()  # pseudo-regret needs expected rewards
+    printed = capsys.readouterr().out
+    assert all(name in printed for name in agents.split(","))  # the table has a row per agent
+
+
+def test_env_kwarg_horizon_is_honoured_or_refused_naming_it(tmp_path, capsys):
+    common = ["--agents", "random", "--seeds", "1", "--out", str(tmp_path), "--no-progress"]
+    assert main(["--env", "dpbandit/LinearBandit-v0", "--env-kwarg", "horizon=50", *common]) == 0
+    assert pd.read_parquet(tmp_path / "results.parquet")["step"].max() == 50
+    assert main(["--env", "toy_bandit:FixedHorizonBandit", *common]) == 0  # no --horizon: the env's own
+    assert pd.read_parquet(tmp_path / "results.parquet")["step"].max() == 50
+    refused = [
+        (["--env", "dpbandit/LinearBandit-v0", "--env-kwarg", "horizon=50", "--horizon", "60"],
+         "--horizon 60 and --env-kwarg horizon=50 to agree"),
+        (["--env", "toy_bandit:FixedHorizonBandit", "--env-kwarg", "horizon=20"], "argument 'horizon'"),
+        (["--env", "toy_bandit:FixedHorizonBandit", "--horizon", "60"], "horizon=60 to be at most"),
+        (["--env", "toy_bandit:NoSuchBandit"], "toy_bandit has neither 'NoSuchBandit'"),
+    ]
+    capsys.readouterr()
+    for args, message in refused:
+        with pytest.raises(SystemExit) as exc:
+            main([*args, *common])
+        assert exc.value.code == 2 and message in capsys.readouterr().err

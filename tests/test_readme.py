@@ -135,6 +135,24 @@ def test_custom_agent_example_runs_and_learns(capsys):
     assert issubclass(agent_cls, Agent)
 
 
+def test_custom_environment_example_runs_and_linucb_learns_on_it(capsys):
+    code = _block_after("<!-- custom-env-example")
+    start = code.index("class CoinBandit")
+    assert len(code[start : code.index("df = run(")].strip().splitlines()) <= 30  # the environment: 30 lines
+    namespace: dict = {}
+    exec(compile(code, "README-custom-env", "exec"), namespace)
+    df = namespace["df"]
+    assert set(df["agent"]) == {"LinUCB", "random"} and (df["env_id"] == "CoinBandit").all()
+    final = df[df["step"] == 1_000].groupby("agent")[["cumulative_regret", "cumulative_reward"]].mean()
+    assert final.loc["LinUCB", "cumulative_regret"] < 0.6 * final.loc["random", "cumulative_regret"]
+    assert final.loc["LinUCB", "cumulative_reward"] > final.loc["random", "cumulative_reward"]
+    assert "final_regret_mean" in capsys.readouterr().out
+    import gymnasium
+
+    assert isinstance(namespace["CoinBandit"](), gymnasium.Env)
+    assert not any(c.__module__.startswith("envs") for c in namespace["CoinBandit"].__mro__)  # not envs/
+
+
 def test_mabwiser_example_takes_at_most_five_lines(capsys):
     pytest.importorskip("mabwiser")
     code = _block_after("<!-- mabwiser-example")

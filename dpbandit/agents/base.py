@@ -14,6 +14,19 @@ Observations come in two context models (see ``envs``):
 
 An agent states which it consumes in ``observation_model``; the harness converts a
 shared context into per-arm block features (``dim * n_arms`` columns) when needed.
+
+Optional keywords the harness hands over, only to an agent that accepts them (a parameter of
+that name, or ``**kwargs`` the base ``__init__`` accepts; see docs/architecture.md):
+
+* constructor ``horizon=T``;
+* constructor ``reward_range=(low, high)``, when the environment declares both bounds finite
+  (e.g. ``(0.0, 1.0)`` for Bernoulli rewards), so an agent that centres or clips rewards gets
+  the right numbers;
+* ``update(observation, action, reward, user_id=...)`` when the round has ``info["user_id"]``
+  (the person the round belongs to), and ``play_block(observations, rewards, user_ids=...)``
+  on the harness's block path.
+
+An agent without these keywords behaves as before.
 """
 
 from __future__ import annotations

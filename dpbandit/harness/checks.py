@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import inspect
+import math
 import pickle
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dpbandit.harness.protocol import EnvDescription
 
 __all__ = ["accepts_keyword", "check_agents", "check_memory"]
 
@@ -62,31 +66,51 @@ def check_agents(agents: Any, n_jobs: int) -> dict[str, Callable[..., Agent]]:
     return out
 
 
-def accepts_keyword(factory: Callable[..., Any], name: str) -> bool:
-    """Whether ``factory(..., name=value)`` is accepted: a parameter ``name``, or ``**kwargs``."""
+def _takes(function: Callable[..., Any], name: str) -> bool | None:
+    """True: a parameter ``name``; None: only ``**kwargs``; False: neither."""
     try:
-        parameters = inspect.signature(factory).parameters
+        parameters = inspect.signature(function).parameters
     except (TypeError, ValueError):  # no signature (a builtin): assume it takes the keyword
         return True
-    bound = getattr(factory, "keywords", {}) or {}
-    if name in bound:
+    if name in parameters:
         return True
-    return name in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    return None if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()) else False
 
 
-def check_memory(core: Any, horizon: int, block_elements: int, n_jobs: int) -> None:
+def accepts_keyword(factory: Callable[..., Any], name: str) -> bool:
+    """Whether ``factory(..., name=value)`` is accepted: a parameter ``name``, or ``**kwargs``.
+
+    For a class (or a ``functools.partial`` of one) whose ``__init__`` takes ``**kwargs``, the keyword is
+    accepted if the next ``__init__`` up the class hierarchy accepts it (``**kwargs`` passed on to
+    ``super().__init__``), so an agent is never handed a keyword its base class would refuse.
+    """
+    if name in (getattr(factory, "keywords", None) or {}):
+        return True
+    target = getattr(factory, "func", factory)
+    if not isinstance(target, type):
+        return _takes(factory, name) is not False
+    for cls in target.__mro__:
+        init = cls.__dict__.get("__init__")
+        if init is None or cls is object:
+            continue
+        takes = _takes(init, name)
+        if takes is not None:
+            return takes
+    return False
+
+
+def check_memory(env: EnvDescription, block_elements: int, n_jobs: int) -> None:
     """Raise before any work if ``n_jobs`` runs at once would not fit in the free memory.
 
-    One run holds the environment's round chunk (:attr:`envs.problem.GLMProblem.round_bytes` per
-    round), a block of agent observations (``block_elements`` float64) and two float64 arrays of
-    length T.
-    Agents' own state is not counted.
+    One run holds a block of rounds of the environment (``env.round_bytes`` each, as many rounds as
+    ``block_elements`` float64 observation elements hold), that block of agent observations and six
+    float64 arrays of length T (per-round regret, reward, optimal arm and their sums). The environment's
+    own buffers and the agents' state are not counted (the environment checks its own size).
     """
-    problem = core.problem
-    chunk = getattr(getattr(core, "_stream", None), "chunk_rounds", 1)
-    env_bytes = problem.round_bytes * chunk + 8 * block_elements
-    per_run = env_bytes + 16 * horizon
-    sizes = (
-        f"dim={problem.dim} x n_arms={problem.n_arms}" if env_bytes >= 16 * horizon else f"horizon={horizon}"
-    )
+    rounds = max(1, block_elements // math.prod(env.observation_shape))
+    env_bytes = env.round_bytes * min(rounds, env.horizon) + 8 * block_elements
+    per_run = env_bytes + 48 * env.horizon
+    sizes = f"dim={env.dim} x n_arms={env.n_arms}"
+    if env_bytes < 48 * env.horizon:
+        sizes = f"horizon={env.horizon}"
     _validate.fits_in_memory(per_run * n_jobs, because=f"{sizes} (with n_jobs={n_jobs} runs at once)")

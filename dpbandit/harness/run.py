@@ -1,16 +1,20 @@
 """Run agents x environment x seeds and collect tidy results.
 
-One *run* is one agent on one seed for ``horizon`` rounds. For a given seed every agent plays on an
-environment reset with the same seed (common random numbers, see :mod:`dpbandit.harness.seeding`),
-so regret differences between agents are paired. The result is a tidy ``pandas.DataFrame`` with one
-row per (agent, seed, recorded step); steps are recorded on a grid of about ``n_points`` steps.
+One *run* is one agent on one seed for ``horizon`` rounds. For a given seed every agent plays on a fresh
+environment reset with the same seed (common random numbers, see :mod:`dpbandit.harness.seeding`), so
+differences between agents are paired. Any Gymnasium contextual bandit following the protocol of
+:mod:`dpbandit.harness.protocol` runs; it is built by :mod:`dpbandit.harness.environments`. The result
+is a tidy ``pandas.DataFrame`` with one row per (agent, seed, recorded step); steps are recorded on a
+grid of about ``n_points`` steps.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as futures
+import dataclasses
 import math
 import multiprocessing
+import operator
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -19,16 +23,22 @@ import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
-from dpbandit.harness import seeding
+from dpbandit.harness import protocol, seeding
 from dpbandit.harness.checks import accepts_keyword, check_agents, check_memory
+from dpbandit.harness.environments import EnvSource, check_env_source, make_env
 from dpbandit.harness.progress import INTERVAL, Heartbeat, RunProgress
+from dpbandit.harness.protocol import EnvDescription
+from dpbandit.harness.timing import RunClock
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd  # imported where used: pandas takes ~0.4 s, `import dpbandit.harness` stays fast
 
+__all__ = ["COLUMNS", "make_env", "recording_steps", "run", "run_one", "uses_block_path"]
+
 AgentFactory = Callable[..., Agent]
-"""Anything called as ``factory(n_arms=K, dim=d, rng=rng[, horizon=T])``: an Agent class or a partial.
-``horizon=T`` is passed only when the factory accepts a ``horizon`` keyword (or ``**kwargs``)."""
+"""Anything called as ``factory(n_arms=K, dim=d, rng=rng[, horizon=T][, reward_range=(low, high)])``: an
+Agent class or a partial. ``horizon=T`` is passed only when the factory accepts a ``horizon`` keyword (or
+``**kwargs``); ``reward_range`` likewise, and only when the environment declares both bounds finite."""
 
 COLUMNS = [
     "env_id",
@@ -37,10 +47,21 @@ COLUMNS = [
     "step",
     "cumulative_regret",
     "regret",
+    "cumulative_reward",
+    "cumulative_optimal",
     "wall_time",
+    "compile_time",
     "epsilon",
     "claimed_epsilon",
+    "delta",
+    "user_epsilon",
 ]
+"""The result columns. ``cumulative_regret`` / ``regret`` (pseudo-regret) and ``cumulative_optimal`` (rounds
+whose arm had the largest expected reward) need ``info["expected_rewards"]`` and are NaN without it;
+``cumulative_reward`` (observed rewards) is always there. ``wall_time`` (seconds since the run started) leaves
+out ``compile_time`` (seconds compiling kernels so far, :mod:`dpbandit.harness.timing`). ``epsilon``
+(accountant), ``claimed_epsilon``, ``delta`` and ``user_epsilon`` come from the agent's ``privacy`` (NaN for a
+non-private agent, ``user_epsilon`` NaN unless the agent tracks users)."""
 
 
 def recording_steps(horizon: int, n_points: int = 1000, spacing: str = "log") -> np.ndarray:
@@ -59,57 +80,47 @@ def recording_steps(horizon: int, n_points: int = 1000, spacing: str = "log") ->
     return np.unique(np.round(steps).astype(np.int64).clip(1, horizon))
 
 
-def make_env(env_id: str, horizon: int | None = None, env_kwargs: Mapping[str, Any] | None = None):
-    """Make a registered environment (importing ``envs`` registers the ``dpbandit/`` ids)."""
-    import gymnasium
-
-    import envs  # noqa: F401  (registers the dpbandit/ ids)
-
-    if not isinstance(env_id, str):
-        raise TypeError(
-            f"Expected env_id to be a registered id string, got {type(env_id).__name__} {env_id!r}."
-        )
-    kwargs = dict(env_kwargs or {})
-    if horizon is not None:
-        kwargs["horizon"] = _validate.integer(horizon=horizon, minimum=1)
-    try:
-        gymnasium.spec(env_id)
-    except gymnasium.error.Error as err:
-        raise ValueError(f"Unknown env_id={env_id!r}: {err}") from err
-    return gymnasium.make(env_id, disable_env_checker=True, **kwargs)
-
-
-def _observation_adapter(agent: Agent, env_core: Any) -> Callable[[np.ndarray], np.ndarray]:
-    """Map the env's observation to what the agent consumes (block features for per-arm agents)."""
-    if agent.observation_model == env_core.context_model:
-        return lambda obs: obs
-    if agent.observation_model == "per_arm" and env_core.context_model == "shared":
-        from envs.wrappers import block_features
-
-        n_arms = env_core.n_arms
-        return lambda obs: block_features(obs, n_arms)
-    raise TypeError(
-        f"agent {type(agent).__name__} consumes {agent.observation_model!r} observations but the "
-        f"environment's context_model is {env_core.context_model!r}."
-    )
-
-
 def _observation_model(factory: AgentFactory) -> str:
     """The ``observation_model`` of the class a factory builds (a class, or a ``functools.partial``)."""
     target = getattr(factory, "func", factory)
     return getattr(target, "observation_model", "shared")
 
 
-def _feature_dim(observation_model: str, env_core: Any) -> int:
-    if observation_model == "per_arm" and env_core.context_model == "shared":
-        return env_core.dim * env_core.n_arms
-    return env_core.dim
+def _check_fits(name: str, factory: AgentFactory, env: EnvDescription) -> None:
+    """Raise naming ``agents[name]`` if the agent cannot consume the environment's observations."""
+    model = _observation_model(factory)
+    if model not in ("shared", "per_arm"):
+        raise ValueError(
+            f"Expected agents[{name!r}].observation_model to be 'shared' or 'per_arm', got {model!r}."
+        )
+    if model == "shared" and env.observation_model == "per_arm":
+        raise TypeError(
+            f"agents[{name!r}] consumes one shared context (observation_model 'shared') but the environment "
+            f"gives per-arm features of shape {env.observation_shape}; use an agent with observation_model "
+            "'per_arm'."
+        )
 
 
-def _round_elements(observation_model: str, env_core: Any) -> int:
+def _observation_adapter(agent: Agent, env: EnvDescription) -> Callable[[np.ndarray], np.ndarray]:
+    """Map the env's observations (one, or a block) to what the agent consumes (block features for a
+    per-arm agent on a shared context)."""
+    if agent.observation_model == env.observation_model:
+        return lambda obs: obs
+    from envs.wrappers import block_features
+
+    return lambda obs: block_features(obs, env.n_arms)
+
+
+def _feature_dim(observation_model: str, env: EnvDescription) -> int:
+    if observation_model == "per_arm" and env.observation_model == "shared":
+        return env.dim * env.n_arms
+    return env.dim
+
+
+def _round_elements(observation_model: str, env: EnvDescription) -> int:
     """Float64 elements of one round's observation as the agent receives it."""
-    rows = 1 if observation_model == "shared" and env_core.context_model == "shared" else env_core.n_arms
-    return rows * _feature_dim(observation_model, env_core)
+    rows = 1 if observation_model == "shared" and env.observation_model == "shared" else env.n_arms
+    return rows * _feature_dim(observation_model, env)
 
 
 #: Float64 elements of the observations of one block of the fast path, at most [Fill].
@@ -122,81 +133,158 @@ BLOCK_SECONDS = 0.5
 
 
 def uses_block_path(agent: Agent) -> bool:
-    """Whether the harness plays ``agent`` in blocks: built-in agents (module ``dpbandit.*``) with
-    ``play_block``; user agents keep the generic ``act``/``update`` loop."""
+    """Whether the harness plays ``agent`` in blocks (where the environment draws blocks): built-in agents
+    (module ``dpbandit.*``) with ``play_block``; user agents keep the generic ``act``/``update`` loop."""
     return type(agent).__module__.startswith("dpbandit.") and callable(getattr(agent, "play_block", None))
 
 
+@dataclasses.dataclass
+class _Trace:
+    """Per-round outcomes of one run (NaN regret / optimal without expected rewards) and the clock at
+    the recorded steps."""
+
+    regrets: np.ndarray
+    rewards: np.ndarray
+    optimal: np.ndarray
+    wall: np.ndarray
+    compiled: np.ndarray
+
+    @classmethod
+    def empty(cls, horizon: int, recorded: int) -> _Trace:
+        return cls(
+            np.full(horizon, math.nan),
+            np.empty(horizon),
+            np.full(horizon, math.nan),
+            np.empty(recorded),
+            np.empty(recorded),
+        )
+
+    def clock(self, at: np.ndarray | slice | int, clock: RunClock) -> None:
+        self.wall[at] = clock.elapsed()
+        self.compiled[at] = clock.compiled
+
+
+def _user_id(value: Any, t: int) -> int:
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"Expected info['user_id'] of round {t + 1} to be an int, got {value!r}.") from None
+
+
 def _play_steps(
-    agent: Agent, env: Any, obs: np.ndarray, record: np.ndarray, heartbeat: Heartbeat
-) -> tuple[np.ndarray, np.ndarray]:
-    """The generic loop: ``act``, ``env.step``, ``update``; per-round regrets and wall times at ``record``."""
-    adapt = _observation_adapter(agent, env.unwrapped)
-    horizon = record[-1]
-    regrets = np.empty(horizon)
-    wall = np.empty(record.size)
+    agent: Agent, env: Any, obs: np.ndarray, spec: EnvDescription, record: np.ndarray, heartbeat: Heartbeat,
+    clock: RunClock,
+) -> _Trace:
+    """The generic loop: ``act``, ``env.step``, ``update`` (with ``user_id=`` when the round has one and
+    ``update`` takes it); the pseudo-regret ``max_a mu_{t,a} - mu_{t,a_t}`` from ``step``'s
+    ``info["expected_rewards"]`` (the round just played)."""
+    adapt = _observation_adapter(agent, spec)
+    horizon = spec.horizon
+    trace = _Trace.empty(horizon, record.size)
+    gives_user = accepts_keyword(agent.update, "user_id")
+    has_means: bool | None = None
     next_record = 0
-    start = time.perf_counter()
     for t in range(horizon):
         observation = adapt(obs)
         action = agent.act(observation)
-        obs, reward, _, _, info = env.step(action)
-        agent.update(observation, action, reward)
-        regrets[t] = info["regret"]
+        obs, reward, terminated, truncated, info = env.step(action)
+        reward = float(reward)
+        if not math.isfinite(reward):
+            raise ValueError(f"Expected the reward of round {t + 1} to be finite, got {reward}.")
+        if gives_user and "user_id" in info:
+            agent.update(observation, action, reward, user_id=_user_id(info["user_id"], t))
+        else:
+            agent.update(observation, action, reward)
+        trace.rewards[t] = reward
+        means = info.get("expected_rewards")
+        if has_means is None:
+            has_means = means is not None
+        if has_means != (means is not None):
+            raise ValueError(
+                f"Expected info['expected_rewards'] in every round or in none; round {t + 1} "
+                f"{'lacks it' if has_means else 'has it'}, round 1 {'has it' if has_means else 'lacks it'}."
+            )
+        if means is not None:
+            means = np.asarray(means, dtype=float)
+            if means.shape != (spec.n_arms,):
+                raise ValueError(
+                    f"Expected info['expected_rewards'] of shape ({spec.n_arms},), got {means.shape} in "
+                    f"round {t + 1}."
+                )
+            best = means.max()
+            trace.regrets[t] = best - means[action]
+            trace.optimal[t] = means[action] >= best
+        if (terminated or truncated) and t + 1 < horizon:
+            raise RuntimeError(
+                f"The environment ended its episode after {t + 1} rounds, before horizon={horizon}; a "
+                "bandit is continuing (truncated at the horizon only)."
+            )
         if t + 1 == record[next_record]:
-            wall[next_record] = time.perf_counter() - start
+            trace.clock(next_record, clock)
             next_record += 1
         if t % 1024 == 1023:
             heartbeat.tick(t + 1)
-    return regrets, wall
+    return trace
 
 
 def _play_blocks(
-    agent: Any, core: Any, obs: np.ndarray, record: np.ndarray, heartbeat: Heartbeat
-) -> tuple[np.ndarray, np.ndarray]:
+    agent: Any, core: Any, obs: np.ndarray, spec: EnvDescription, record: np.ndarray, heartbeat: Heartbeat,
+    clock: RunClock,
+) -> _Trace:
     """The fast path: rounds from ``core.draw_rounds`` (bit-identical to stepping) fed to
-    ``agent.play_block``; the pseudo-regret ``max_a mu_{t,a} - mu_{t,a_t}`` as ``env.step`` computes it.
+    ``agent.play_block`` (with ``user_ids=`` when the block has them and ``play_block`` takes them);
+    the pseudo-regret ``max_a mu_{t,a} - mu_{t,a_t}`` as the step loop computes it.
 
     Blocks start at :data:`FIRST_BLOCK_ROUNDS` rounds and then aim at :data:`BLOCK_SECONDS` each (at
     most :data:`BLOCK_ELEMENTS` observation elements). Wall times are taken at block ends."""
-    adapt = _observation_adapter(agent, core)
-    horizon = record[-1]
+    adapt = _observation_adapter(agent, spec)
+    horizon = spec.horizon
+    gives_users = accepts_keyword(agent.play_block, "user_ids")
     most = max(1, BLOCK_ELEMENTS // int(np.prod(adapt(obs).shape)))
-    regrets = np.empty(horizon)
-    wall = np.empty(record.size)
-    start = time.perf_counter()
+    trace = _Trace.empty(horizon, record.size)
     t, block = 0, min(most, FIRST_BLOCK_ROUNDS)
     while t < horizon:
         m = min(block, horizon - t)
-        began = time.perf_counter()
+        began = clock.elapsed()
         rounds = core.draw_rounds(m)
-        actions = agent.play_block(adapt(rounds.observations), rounds.rewards)
+        users = getattr(rounds, "user_ids", None)
+        extra = {"user_ids": users} if gives_users and users is not None else {}
+        actions = np.asarray(agent.play_block(adapt(rounds.observations), rounds.rewards, **extra))
+        rows = np.arange(m)
         means = rounds.expected_rewards
-        regrets[t : t + m] = means.max(axis=1) - means[np.arange(m), actions]
+        chosen, best = means[rows, actions], means.max(axis=1)
+        trace.regrets[t : t + m] = best - chosen
+        trace.optimal[t : t + m] = chosen >= best
+        trace.rewards[t : t + m] = rounds.rewards[rows, actions]
         t += m
-        now = time.perf_counter()
-        wall[(record > t - m) & (record <= t)] = now - start
+        trace.clock((record > t - m) & (record <= t), clock)
         heartbeat.tick(t)
-        block = int(min(most, 4 * m, max(1, m * BLOCK_SECONDS / max(now - began, 1e-9))))
-    return regrets, wall
+        block = int(min(most, 4 * m, max(1, m * BLOCK_SECONDS / max(clock.elapsed() - began, 1e-9))))
+    return trace
 
 
 def _start(
-    env_id: str,
+    env: EnvSource,
     agent_name: str,
     factory: AgentFactory,
     seed: np.random.SeedSequence,
     horizon: int | None,
     env_kwargs: Mapping[str, Any] | None,
-) -> tuple[Any, np.ndarray, Agent]:
-    """The environment reset for ``seed``, its first observation and the agent built for it."""
-    env = make_env(env_id, horizon, env_kwargs)
-    core = env.unwrapped
-    obs, _ = env.reset(seed=seeding.env_seed(seed))
-    kwargs = {"horizon": int(core.horizon)} if accepts_keyword(factory, "horizon") else {}
+) -> tuple[Any, EnvDescription, np.ndarray, Agent]:
+    """The environment reset for ``seed``, its description, its first observation and the agent built
+    for it (given ``horizon`` and ``reward_range`` when it takes them)."""
+    made = make_env(env, horizon, env_kwargs)
+    spec = protocol.describe(made, horizon)
+    obs, _ = made.reset(seed=seeding.env_seed(seed))
+    obs = protocol.check_observation(obs, spec)
+    kwargs: dict[str, Any] = {"horizon": spec.horizon} if accepts_keyword(factory, "horizon") else {}
+    reward_range = spec.finite_reward_range
+    given = getattr(factory, "keywords", None) or {}
+    if reward_range is not None and "reward_range" not in given and accepts_keyword(factory, "reward_range"):
+        kwargs["reward_range"] = reward_range
     agent = factory(
-        n_arms=core.n_arms,
-        dim=_feature_dim(_observation_model(factory), core),
+        n_arms=spec.n_arms,
+        dim=_feature_dim(_observation_model(factory), spec),
         rng=seeding.agent_rng(seed, agent_name),
         **kwargs,
     )
@@ -205,10 +293,10 @@ def _start(
             f"Expected the factory of agent {agent_name!r} to build a dpbandit.agents.Agent, "
             f"got {type(agent).__name__}."
         )
-    return env, obs, agent
+    return made, spec, obs, agent
 
 
-def _compile_here(env_id: str, agents: Mapping[str, AgentFactory], options: Mapping[str, Any]) -> None:
+def _compile_here(env: EnvSource, agents: Mapping[str, AgentFactory], options: Mapping[str, Any]) -> None:
     """Play the first block of every block-path agent in this process and discard it.
 
     Run before worker processes start: a compiled kernel is then compiled once here and loaded from
@@ -216,16 +304,22 @@ def _compile_here(env_id: str, agents: Mapping[str, AgentFactory], options: Mapp
     """
     seed = seeding.seed_sequence(0, 0)
     for name, factory in agents.items():
-        env, obs, agent = _start(env_id, name, factory, seed, options["horizon"], options["env_kwargs"])
-        core = env.unwrapped
-        if uses_block_path(agent) and hasattr(core, "draw_rounds"):
-            first = min(FIRST_BLOCK_ROUNDS, int(core.horizon))
-            _play_blocks(agent, core, obs, np.array([first]), Heartbeat(name, first, None))
-        env.close()
+        made, spec, obs, agent = _start(env, name, factory, seed, options["horizon"], options["env_kwargs"])
+        if uses_block_path(agent) and spec.block_draws:
+            first = min(FIRST_BLOCK_ROUNDS, spec.horizon)
+            trial = dataclasses.replace(spec, horizon=first)
+            with RunClock(True) as clock:
+                heartbeat = Heartbeat(name, first, None)
+                _play_blocks(agent, made.unwrapped, obs, trial, np.array([first]), heartbeat, clock)
+        made.close()
+
+
+def _nan_if_none(value: Any) -> float:
+    return math.nan if value is None else float(value)
 
 
 def run_one(
-    env_id: str,
+    env: EnvSource,
     agent_name: str,
     factory: AgentFactory,
     seed: np.random.SeedSequence,
@@ -239,51 +333,72 @@ def run_one(
 ) -> pd.DataFrame:
     """Play one agent for one seed; return its recorded rows (see :data:`COLUMNS`).
 
-    ``progress_interval``: seconds between the round-progress lines of a long run (``None``: none).
+    ``env`` as for :func:`run`. ``progress_interval``: seconds between the round-progress lines of a long
+    run (``None``: none).
     """
-    env, obs, agent = _start(env_id, agent_name, factory, seed, horizon, env_kwargs)
-    core = env.unwrapped
-    horizon = int(core.horizon)
-    record = recording_steps(horizon, n_points, spacing)
-    heartbeat = Heartbeat(f"{agent_name} seed {seed_index}", horizon, progress_interval)
-    if uses_block_path(agent) and hasattr(core, "draw_rounds"):
-        regrets, wall = _play_blocks(agent, core, obs, record, heartbeat)
-    else:
-        regrets, wall = _play_steps(agent, env, obs, record, heartbeat)
-    env.close()
+    made, spec, obs, agent = _start(env, agent_name, factory, seed, horizon, env_kwargs)
+    record = recording_steps(spec.horizon, n_points, spacing)
+    heartbeat = Heartbeat(f"{agent_name} seed {seed_index}", spec.horizon, progress_interval)
+    blocks = uses_block_path(agent)
+    with RunClock(watch_numba=blocks) as clock:
+        if blocks and spec.block_draws:
+            trace = _play_blocks(agent, made.unwrapped, obs, spec, record, heartbeat, clock)
+        else:
+            trace = _play_steps(agent, made, obs, spec, record, heartbeat, clock)
+    made.close()
     import pandas as pd
 
-    cumulative = np.cumsum(regrets)
     privacy = agent.privacy
+    per_run = {
+        "epsilon": None if privacy is None else privacy.epsilon,
+        "claimed_epsilon": None if privacy is None else privacy.claimed_epsilon,
+        "delta": None if privacy is None else privacy.claimed_delta,
+        "user_epsilon": getattr(privacy, "user_epsilon", None),
+    }
     return pd.DataFrame(
         {
-            "env_id": env_id,
+            "env_id": env if isinstance(env, str) else spec.name,
             "agent": agent_name,
             "seed": seed_index,
             "step": record,
-            "cumulative_regret": cumulative[record - 1],
-            "regret": regrets[record - 1],
-            "wall_time": wall,
-            "epsilon": np.full(record.size, math.nan if privacy is None else privacy.epsilon, float),
-            "claimed_epsilon": np.full(
-                record.size, math.nan if privacy is None else privacy.claimed_epsilon, float
-            ),
+            "cumulative_regret": np.cumsum(trace.regrets)[record - 1],
+            "regret": trace.regrets[record - 1],
+            "cumulative_reward": np.cumsum(trace.rewards)[record - 1],
+            "cumulative_optimal": np.cumsum(trace.optimal)[record - 1],
+            "wall_time": trace.wall,
+            "compile_time": trace.compiled,
+            **{k: np.full(record.size, _nan_if_none(v)) for k, v in per_run.items()},
         },
         columns=COLUMNS,
     )
 
 
 def _run_task(args: tuple) -> tuple[pd.DataFrame, float]:
-    env_id, name, factory, root_seed, index, options = args
+    env, name, factory, root_seed, index, options = args
     start = time.perf_counter()
-    frame = run_one(
-        env_id, name, factory, seeding.seed_sequence(root_seed, index), seed_index=index, **options
-    )
+    frame = run_one(env, name, factory, seeding.seed_sequence(root_seed, index), seed_index=index, **options)
     return frame, time.perf_counter() - start
 
 
+def _check_env(
+    env: EnvSource, agents: Mapping[str, AgentFactory], horizon: int | None, env_kwargs: Any, n_jobs: int,
+    root_seed: int,
+) -> None:
+    """Build, describe and reset the environment once; check the agents fit it and the runs fit in memory."""
+    check_env_source(env, n_jobs)
+    probe = make_env(env, horizon, env_kwargs)
+    spec = protocol.describe(probe, horizon)
+    obs, _ = probe.reset(seed=seeding.env_seed(seeding.seed_sequence(root_seed, 0)))
+    protocol.check_observation(obs, spec)
+    probe.close()
+    for name, factory in agents.items():
+        _check_fits(name, factory, spec)
+    per_round = max(_round_elements(_observation_model(f), spec) for f in agents.values())
+    check_memory(spec, max(per_round, BLOCK_ELEMENTS), n_jobs)
+
+
 def run(
-    env_id: str,
+    env: EnvSource,
     agents: Mapping[str, AgentFactory],
     *,
     n_seeds: int = 5,
@@ -295,23 +410,28 @@ def run(
     n_jobs: int = 1,
     progress: bool | None = None,
 ) -> pd.DataFrame:
-    """Run every agent on ``n_seeds`` seeds of ``env_id``; return a tidy DataFrame.
+    """Run every agent on ``n_seeds`` seeds of the environment ``env``; return a tidy DataFrame.
 
     Args:
-        env_id: a registered Gymnasium id, e.g. ``"dpbandit/LinearBandit-v0"``.
+        env: a registered Gymnasium id (``"dpbandit/LinearBandit-v0"``), ``"module:EnvId-v0"`` (the module
+            registers the id), an entry point ``"package.module:ClassName"``, or a ``gymnasium.Env`` subclass
+            or function returning an Env (called with ``env_kwargs``, plus ``horizon=T`` if it takes
+            ``horizon``). Any Gymnasium contextual bandit following :mod:`dpbandit.harness.protocol`.
         agents: display name -> factory (an Agent class or ``functools.partial(cls, **hyper)``).
         n_seeds: number of seeds (runs per agent).
-        root_seed: the root of every seed (same root seed -> identical DataFrame).
+        root_seed: the root of every seed (same root seed -> identical DataFrame, timing columns aside).
         horizon: number of rounds T (default: the environment's own).
-        env_kwargs: keyword arguments for ``gymnasium.make``.
+        env_kwargs: keyword arguments for building the environment (``gymnasium.make`` for an id).
         n_points: approximate number of recorded steps per run.
         spacing: ``"log"`` or ``"linear"`` recording grid.
         n_jobs: worker processes (1 runs in this process; factories must be picklable otherwise).
         progress: report progress on standard error (``None`` or ``True``: a bar on a terminal, plain
             lines in a log, see :mod:`dpbandit.harness.progress`; ``False``: silent).
 
-    Every input is checked before the first round (names, factories, picklability for
-    ``n_jobs > 1``, the environment, a memory estimate of dim x n_arms x horizon).
+    Every input is checked before the first round (names, factories, picklability for ``n_jobs > 1``,
+    the environment against the protocol, each agent against its observations, a memory estimate).
+    Columns: :data:`COLUMNS` (without ``info["expected_rewards"]`` the regret columns are NaN and
+    ``cumulative_reward`` is the metric).
 
     Example:
         >>> from dpbandit.agents.linear import LinUCB
@@ -328,11 +448,7 @@ def run(
     _validate.one_of(("log", "linear"), spacing=spacing)
     if progress is not None and not isinstance(progress, bool):
         raise TypeError(f"Expected progress to be True, False or None, got {progress!r}.")
-    env = make_env(env_id, horizon, env_kwargs)  # fail fast on a bad id / kwargs
-    core = env.unwrapped
-    per_round = max(_round_elements(_observation_model(f), core) for f in agents.values())
-    check_memory(core, int(core.horizon), max(per_round, BLOCK_ELEMENTS), n_jobs)
-    env.close()
+    _check_env(env, agents, horizon, env_kwargs, n_jobs, root_seed)
     show = progress is not False
     options = {
         "horizon": horizon,
@@ -342,7 +458,7 @@ def run(
         "progress_interval": INTERVAL if show else None,
     }
     tasks = [
-        (env_id, name, factory, root_seed, index, options)
+        (env, name, factory, root_seed, index, options)
         for index in range(n_seeds)
         for name, factory in agents.items()
     ]
@@ -353,7 +469,7 @@ def run(
         results = map(_run_task, tasks)
     else:
         report.note(f"preparing compiled kernels (compiled on first use, then cached), then {n_jobs} workers")
-        _compile_here(env_id, agents, options)
+        _compile_here(env, agents, options)
         context = multiprocessing.get_context("spawn")
         pool = futures.ProcessPoolExecutor(max_workers=n_jobs, mp_context=context)
         results = pool.map(_run_task, tasks)

@@ -303,10 +303,19 @@ def _agent_entry(key: str, value: Any) -> dict[str, Any]:
 
 
 def _env_id(key: str, env_id: str) -> str:
+    """A registered id, or ``"module:EnvId-v0"`` / ``"package.module:ClassName"`` (as ``run --env``)."""
     import gymnasium
 
     import envs  # noqa: F401  (registers the dpbandit/ ids)
 
+    if isinstance(env_id, str) and ":" in env_id:
+        from dpbandit.harness.environments import check_env_source
+
+        try:
+            check_env_source(env_id, n_jobs=1)
+        except (TypeError, ValueError) as err:
+            raise _fail(key, str(err)) from None
+        return env_id
     if env_id not in gymnasium.registry:
         close = difflib.get_close_matches(env_id, list(gymnasium.registry), n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""

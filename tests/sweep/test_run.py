@@ -21,7 +21,7 @@ ENV = "dpbandit/LinearBandit-v0"
 
 
 def _deterministic(df: pd.DataFrame) -> pd.DataFrame:
-    return df.drop(columns=["wall_time"])  # wall-clock time is the only non-deterministic column
+    return df.drop(columns=["wall_time", "compile_time"])  # the timing columns are the only non-deterministic ones
 
 
 def _files(store_dir) -> dict[str, tuple[int, int]]:
