@@ -79,6 +79,7 @@ import numpy as np
 from dpbandit import _validate
 from dpbandit.agents.batched.base import BatchedAgent
 from dpbandit.agents.batched.clipping import AdaptiveClipping, check_rewards, validate_reward_range
+from dpbandit.agents.linear import require_reportable_epsilon
 from dpbandit.optim.geometry import project_lp_ball
 from dpbandit.privacy import peeling
 from dpbandit.privacy.delta import agent_delta
@@ -250,6 +251,15 @@ class FLIPHAT(BatchedAgent):
         #: Laplace multipliers of the adaptive-clipping counts (sensitivity 1 each); empty without them.
         self.counts = (2.0 / (self.count_share * self.epsilon),) * 2 if self.adaptive_clipping else ()
         self.noise = bool(noise)
+        if self.noise and self.calibration == "tight":  # calibrate the first episode now, before any round
+            rounds = self.sparsity * self.iterations(self.schedule.size(0))
+
+            def first_episode(epsilon: float) -> float:
+                counts = (2.0 / (self.count_share * epsilon),) * 2 if self.adaptive_clipping else ()
+                z = peeling.tight_multiplier(epsilon, self.delta, rounds, self.cases, counts)
+                return peeling.peeling_epsilon(z, rounds, self.delta, self.cases, counts)
+
+            require_reportable_epsilon(type(self).__name__, self.epsilon, self.delta, first_episode)
         self.releases: list[EpisodeRelease] = []  #: one record per finished episode
         self._data: EpisodeData | None = None
         self._inside = np.zeros(2)  # rows and rewards inside the clips in the current episode

@@ -51,6 +51,7 @@ import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.batched.gaussian import GaussianBatchedAgent
+from dpbandit.agents.linear import require_reportable_epsilon
 from dpbandit.privacy import accounting
 from dpbandit.privacy.release import BlockGaussianRelease
 from dpbandit.privacy.rnm import top_k_exponential
@@ -102,6 +103,12 @@ class BatchedPeeling(GaussianBatchedAgent):
     # -- calibration -----------------------------------------------------------------------------
     def _make_release(self, shares: dict[str, float]) -> BlockGaussianRelease:
         """Gaussian blocks at ``(1 - selection_share) rho`` zCDP; the selection gets the rest (module docstring)."""
+        if self.noise:  # the reported epsilon is the conversion of rho back: it must resolve
+
+            def reported(epsilon: float) -> float:
+                return accounting.zcdp_to_epsilon(accounting.epsilon_to_zcdp(epsilon, self.delta), self.delta)
+
+            require_reportable_epsilon(type(self).__name__, self.epsilon, self.delta, reported)
         self.rho = accounting.epsilon_to_zcdp(self.epsilon, self.delta) if self.noise else 0.0
         #: epsilon_0 of each exponential-mechanism round: select * epsilon_0^2 / 8 = selection_share * rho.
         self.selection_epsilon = math.sqrt(8.0 * self.selection_share * self.rho / self.select) if self.noise else 0.0
