@@ -38,8 +38,8 @@ The requested (epsilon, delta) is turned into ``rho = epsilon_to_zcdp(epsilon, d
 conversion); ``selection_share`` of it goes to the selection, the rest to the Gaussian blocks; the reported
 epsilon is dp-accounting's conversion of the total rho.
 
-Defaults [Fill]: ``select = 10`` (FLIPHAT's s), ``selection_share = 0.5``, ``threshold = 2``, ``sparsity = 2 *
-select``, coordinate clip at the median row maximum, reward clip at the median ``|r|``.
+Defaults [Fill]: ``select = min(10, d)`` (FLIPHAT's s), ``selection_share = 0.5``, ``threshold = 2``,
+``sparsity = min(2 select, d)``, coordinate clip at the median row maximum, reward clip at the median ``|r|``.
 """
 
 from __future__ import annotations
@@ -66,10 +66,10 @@ class BatchedPeeling(GaussianBatchedAgent):
     """Batched private top-s selection plus Gaussian values on the selection, disjoint model (module docstring).
 
     Args:
-        select: coordinates selected per model and batch (>= 1, <= dim).
+        select: coordinates selected per model and batch (>= 1, <= dim; default ``min(10, dim)``).
         selection_share: share of the zCDP budget spent on the selection, in (0, 1).
         threshold: keep coordinates whose average exceeds ``threshold`` standard errors (>= 0).
-        sparsity: at most this many non-zero coordinates per model (default ``2 * select``).
+        sparsity: at most this many non-zero coordinates per model (default ``min(2 * select, dim)``).
         **kwargs: the :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent` arguments (``epsilon``,
             ``delta``, clipping, schedule, ``noise``).
     """
@@ -84,17 +84,17 @@ class BatchedPeeling(GaussianBatchedAgent):
         *,
         rng: np.random.Generator,
         horizon: int | None = None,
-        select: int = 10,
+        select: int | None = None,
         selection_share: float = 0.5,
         threshold: float = 2.0,
         sparsity: int | None = None,
         **kwargs: Any,
     ) -> None:
-        self.select = _validate.integer(select=select, minimum=1, maximum=dim)
+        self.select = _validate.integer(select=min(10, dim) if select is None else select, minimum=1, maximum=dim)
         self.selection_share = _validate.probability(selection_share=selection_share)
         self.threshold = _validate.nonnegative(threshold=threshold)
         self.sparsity = _validate.integer(
-            sparsity=2 * self.select if sparsity is None else sparsity, minimum=1, maximum=dim
+            sparsity=min(2 * self.select, dim) if sparsity is None else sparsity, minimum=1, maximum=dim
         )
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, **kwargs)
         self._weighted_sum = np.zeros((self.n_models, self.dim))
