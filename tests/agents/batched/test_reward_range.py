@@ -1,5 +1,5 @@
-"""The declared reward range (contract C2) sets the batched agents' centre and first reward clip, is validated,
-and a reward outside it is an error."""
+"""The declared reward range (contract C2) sets the batched agents' centre and first reward clip, is
+validated, and a reward outside it is an error."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ GAUSSIAN = [BatchedScreening, BatchedRidge, BatchedPeeling]
 
 @pytest.mark.parametrize("cls", GAUSSIAN)
 def test_range_on_bernoulli_rewards_acts_as_the_explicit_midpoint_and_half_width(cls) -> None:
-    """dpbandit/LogisticBandit-v0 draws {0, 1} rewards: reward_range=(0, 1) plays exactly as reward_center=0.5 and
-    initial_reward_clip=0.5 given by hand (same seed), and differently from the undeclared default centre 0."""
+    """dpbandit/LogisticBandit-v0 draws {0, 1} rewards: reward_range=(0, 1) plays exactly as reward_center=0.5
+    and initial_reward_clip=0.5 given by hand (same seed), and differently from the undeclared centre 0."""
     T = 1_500
     block = rounds("dpbandit/LogisticBandit-v0", T)
     assert set(np.unique(block.rewards)) == {0.0, 1.0}
@@ -39,8 +39,8 @@ def test_range_on_bernoulli_rewards_acts_as_the_explicit_midpoint_and_half_width
 
 def test_explicit_centre_and_clip_win_over_the_range() -> None:
     make = lambda **kw: BatchedScreening(2, 5, rng=np.random.default_rng(0), horizon=100, **kw)  # noqa: E731
-    assert (make(reward_range=(0, 1)).clipping.reward_center, make(reward_range=(0, 1)).clipping.reward_clip) == (
-        0.5, 0.5)
+    declared = make(reward_range=(0, 1)).clipping
+    assert (declared.reward_center, declared.reward_clip) == (0.5, 0.5)
     centred = make(reward_range=(0, 1), reward_center=0.2)  # the clip still covers the range from that centre
     assert (centred.clipping.reward_center, centred.clipping.reward_clip) == (0.2, pytest.approx(0.8))
     clipped = make(reward_range=(-2, 6), initial_reward_clip=1.5)
