@@ -1,5 +1,5 @@
 """Inputs that used to pass silently or crash obscurely (issue 24 item 5): each is an error or a warning
-naming the parameter, before any round is played; and the default delta of our own agents (issue 24 item 3)."""
+naming the parameter, before any round is played; and the default delta of our agents (issue 24 item 3)."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def test_dphdb_warm_up_filling_the_horizon_warns_and_runs_identically_on_both_pa
     """A t0 beyond int64 (explicit here) plays on the compiled path as on the numpy path."""
     with pytest.warns(UserWarning, match=r"warmup=10{20} rounds per arm; pass warmup < 50"):
         a = DPHDB(2, 5, rng=np.random.default_rng(1), horizon=100, warmup=10**20)
-    with pytest.warns(UserWarning, match=r"epsilon=0\.01; the greedy phase starts before T=100 only for epsilon"):
+    with pytest.warns(UserWarning, match=r"epsilon=0\.01; the greedy phase starts before T=100 only"):
         DPHDB(2, 5, rng=np.random.default_rng(1), horizon=100, epsilon=0.01)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
