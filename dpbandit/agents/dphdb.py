@@ -112,9 +112,12 @@ class DPHDB(Agent):
         dim: context dimension d.
         rng: the agent's generator (split into selection-noise and tie-breaking streams).
         horizon: T (required: calibrates the noise and the default t0).
-        epsilon, delta: requested guarantee (delta defaults to 1/T).
+        epsilon, delta: requested guarantee (delta defaults to 1/T, the authors' [C]; a warning above 1/T). A
+            budget below what the accountant resolves at (T, delta) is an error naming epsilon (joint
+            calibration).
         link: inverse link zeta (name in ``envs.links.LINKS`` or a ``Link``).
-        warmup: t0 rounds per arm (default :func:`default_warmup`).
+        warmup: t0 rounds per arm (default :func:`default_warmup`); a warning names epsilon (or warmup) when
+            the K t0 forced rounds fill the horizon, so the agent would never reach its greedy phase.
         h_sub: pre-selection gap (Assumption 4.1; threshold h_sub/2 in line 13), > 0.
         radius: l1-ball radius r of every arm's parameter (D = 2r).
         clip_norm: bound L on ||grad f||_inf (explicit clipping).
