@@ -76,7 +76,8 @@ class ShariffSheffetUCB(LinearUCBAgent):
         dim: feature dimension D of one model.
         rng: the agent's generator (split into tree-noise and tie-breaking streams).
         horizon: T (required).
-        epsilon, delta: requested JDP guarantee (delta defaults to 1/T).
+        epsilon, delta: requested JDP guarantee (delta defaults to 1/T; a warning above 1/T; with the accountant
+            calibration, a budget below what the accountant resolves is an error naming epsilon).
         noise_std: sub-Gaussian scale sigma of the reward noise (0.05 in Section 5.4, [C]).
         param_bound: S >= ||theta*||_2 (1 for Section 5.4, where ||theta_a||_1 = 1).
         feature_bound: L >= ||x||_2 (default sqrt(D): the worst case for ||x||_inf <= 1, [C]).
