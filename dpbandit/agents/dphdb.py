@@ -53,10 +53,10 @@ import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
-from dpbandit.agents.linear import play_loop, require_reportable_epsilon, shared_block
+from dpbandit.agents.linear import play_loop, shared_block
 from dpbandit.optim.pofw import SELECTIONS, POFWBank, POFWPrivacy, Selection, line8_scale
 from dpbandit.privacy.accounting import zcdp_to_epsilon
-from dpbandit.privacy.delta import check_delta
+from dpbandit.privacy.budget import check_delta, require_reportable_epsilon
 from envs.links import Link, get_link
 
 __all__ = ["DPHDB", "default_warmup"]

@@ -52,9 +52,9 @@ import numpy as np
 from scipy import linalg
 
 from dpbandit import _validate
-from dpbandit.agents.linear import LinearUCBAgent, PerArmFeatures, require_reportable_epsilon
+from dpbandit.agents.linear import LinearUCBAgent, PerArmFeatures
 from dpbandit.privacy import accounting
-from dpbandit.privacy.delta import check_delta
+from dpbandit.privacy.budget import check_delta, require_reportable_epsilon
 from dpbandit.privacy.tree import TreeAggregator, gaussian_tree
 
 __all__ = ["DPUCB", "ShariffSheffetUCB"]

@@ -18,7 +18,7 @@ from dpbandit.agents.dphdb import DPHDB
 from dpbandit.agents.dpucb import DPUCB
 from dpbandit.agents.dpucb_disjoint import DisjointDPUCB
 from dpbandit.agents.linear import play_loop
-from dpbandit.privacy.delta import default_delta
+from dpbandit.privacy.budget import default_delta
 
 BATCHED = [BatchedScreening, BatchedScreeningPerArm, BatchedRidge, BatchedRidgePerArm, BatchedPeeling,
            BatchedPeelingPerArm, FLIPHAT, FLIPHATDisjoint, BatchedDPHDB]

@@ -79,10 +79,9 @@ import numpy as np
 from dpbandit import _validate
 from dpbandit.agents.batched.base import BatchedAgent
 from dpbandit.agents.batched.clipping import AdaptiveClipping, check_rewards, validate_reward_range
-from dpbandit.agents.linear import require_reportable_epsilon
 from dpbandit.optim.geometry import project_lp_ball
 from dpbandit.privacy import peeling
-from dpbandit.privacy.delta import agent_delta
+from dpbandit.privacy.budget import agent_delta, require_reportable_epsilon
 from dpbandit.privacy.noise import laplace
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -179,7 +178,7 @@ class FLIPHAT(BatchedAgent):
     Args:
         n_arms, dim, rng, horizon: the Agent contract (``horizon`` or ``delta`` is required).
         epsilon, delta: the (epsilon, delta)-JDP target (``delta`` defaults to
-            :func:`~dpbandit.privacy.delta.default_delta` of T, ``min(1e-5, 1/(10 T))``).
+            :func:`~dpbandit.privacy.budget.default_delta` of T, ``min(1e-5, 1/(10 T))``).
         sparsity, context_bound, reward_clip, l1_radius, step_size, iteration_scale: s, x_max, R, C, eta, M_0
             (module docstring: notation and defaults).
         reward_range: the rewards' declared range ``(low, high)`` (finite, ``low < high``; the harness passes

@@ -76,7 +76,7 @@ from dpbandit.agents.batched.clipping import check_rewards, validate_reward_rang
 from dpbandit.optim.geometry import lmo
 from dpbandit.optim.pofw import private_vertex
 from dpbandit.privacy import accounting
-from dpbandit.privacy.delta import agent_delta
+from dpbandit.privacy.budget import agent_delta
 from dpbandit.privacy.rnm import exponential_mechanism
 from envs.links import Link, get_link
 
@@ -173,7 +173,7 @@ class BatchedDPHDB(BatchedAgent):
     Args:
         n_arms, dim, rng, horizon: the Agent contract (``horizon`` or ``delta`` is required).
         epsilon, delta: the (epsilon, delta)-JDP target of the run (``delta`` defaults to
-            :func:`~dpbandit.privacy.delta.default_delta` of T, ``min(1e-5, 1/(10 T))``).
+            :func:`~dpbandit.privacy.budget.default_delta` of T, ``min(1e-5, 1/(10 T))``).
         link: inverse link zeta (name in ``envs.links.LINKS`` or a ``Link``); the loss is the GLM NLL.
         radius: l1-ball radius r of every arm's parameter.
         clip_norm: largest residual clip ``B`` (top of the grid; the clip itself without ``residual_quantile``).

@@ -27,7 +27,7 @@ from dpbandit.agents.batched.clipping import (
     reward_range_defaults,
     validate_reward_range,
 )
-from dpbandit.privacy.delta import agent_delta
+from dpbandit.privacy.budget import agent_delta
 from dpbandit.privacy.release import BlockGaussianRelease
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,7 +42,7 @@ class GaussianBatchedAgent(BatchedAgent):
     Args:
         n_arms, dim, rng, horizon: the Agent contract (``horizon`` or ``delta`` is required).
         epsilon, delta: the (epsilon, delta)-JDP target of the run (``delta`` defaults to
-            :func:`~dpbandit.privacy.delta.default_delta` of T, ``min(1e-5, 1/(10 T))``).
+            :func:`~dpbandit.privacy.budget.default_delta` of T, ``min(1e-5, 1/(10 T))``).
         aux_share: budget share of the counts and clipping blocks together, in (0, 1).
         context_quantile, reward_quantile, clip_rate: adaptive clipping (``clipping`` module).
         initial_context_clip: first ``C`` (default: the norm of a point with unit coordinates, ``sqrt(dim)`` in l2

@@ -51,8 +51,8 @@ import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.batched.gaussian import GaussianBatchedAgent
-from dpbandit.agents.linear import require_reportable_epsilon
 from dpbandit.privacy import accounting
+from dpbandit.privacy.budget import require_reportable_epsilon
 from dpbandit.privacy.release import BlockGaussianRelease
 from dpbandit.privacy.rnm import top_k_exponential
 

@@ -16,7 +16,7 @@ from dpbandit.agents import AGENTS, agent_class
 from dpbandit.agents.batched import fliphat as fliphat_module
 from dpbandit.agents.batched.fliphat import FLIPHAT, FLIPHATDisjoint
 from dpbandit.harness import run
-from dpbandit.privacy.delta import default_delta
+from dpbandit.privacy.budget import default_delta
 
 ALPHA = 1e-3
 

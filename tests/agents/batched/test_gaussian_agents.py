@@ -18,7 +18,7 @@ from dpbandit.agents.batched.ridge import BatchedRidge, BatchedRidgePerArm
 from dpbandit.agents.batched.screening import BatchedScreening, BatchedScreeningPerArm
 from dpbandit.harness import run
 from dpbandit.privacy import accounting
-from dpbandit.privacy.delta import default_delta
+from dpbandit.privacy.budget import default_delta
 
 
 MAIN = {  # main blocks: (share of 1 - aux_share, sensitivity from the clips C and B), derived in the docstrings
