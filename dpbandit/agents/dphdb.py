@@ -46,6 +46,7 @@ environment, [C]); ``delta = 1/T`` [C].
 from __future__ import annotations
 
 import math
+import warnings
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -54,6 +55,8 @@ from dpbandit import _validate
 from dpbandit.agents.base import Agent
 from dpbandit.agents.linear import play_loop, shared_block
 from dpbandit.optim.pofw import SELECTIONS, POFWBank, POFWPrivacy, Selection, line8_scale
+from dpbandit.privacy.accounting import zcdp_to_epsilon
+from dpbandit.privacy.budget import check_delta, require_reportable_epsilon
 from envs.links import Link, get_link
 
 __all__ = ["DPHDB", "default_warmup"]
@@ -70,6 +73,31 @@ def default_warmup(dim: int, horizon: int, epsilon: float) -> int:
     return max(1, int(math.log(dim * horizon) * math.log(horizon) / epsilon**2))
 
 
+def warn_warmup_covers_horizon(
+    n_arms: int, dim: int, horizon: int, epsilon: float, warmup: int, default: bool
+) -> None:
+    """Warn that forced sampling (K t0 rounds) fills the whole horizon: the agent plays arm 0, 1, ... in
+    blocks of t0 and never reaches the greedy phase (Algorithm 3 as written; it runs, its guarantee holds).
+
+    With the default t0 = log(dT) log(T) / epsilon^2 the greedy phase starts before T only for epsilon above
+    ``sqrt(K log(dT) log(T) / T)``; the message names that bound.
+    """
+    if default:
+        bound = math.sqrt(n_arms * math.log(dim * horizon) * math.log(horizon) / horizon)
+        cause = (
+            f"the default t0 = floor(log(dT) log(T) / epsilon^2) = {warmup:.4g} at epsilon={epsilon:g}; the "
+            f"greedy phase starts before T={horizon} only for epsilon > {bound:.3g}, or pass a smaller warmup"
+        )
+    else:
+        cause = f"warmup={warmup} rounds per arm; pass warmup < {math.ceil(horizon / n_arms)}"
+    warnings.warn(
+        f"DPHDB: forced sampling takes K t0 = {n_arms} x {warmup:.4g} >= horizon={horizon} rounds, so the "
+        f"agent plays arms 0, 1, ... in blocks of t0 and never learns ({cause}).",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
 def link_smoothness(link: Link, bound: float) -> float:
     """sup of zeta' over |z| <= ``bound`` (evaluated on a 2001-point grid including 0 and the ends)."""
     z = np.linspace(-bound, bound, 2001)
@@ -84,9 +112,12 @@ class DPHDB(Agent):
         dim: context dimension d.
         rng: the agent's generator (split into selection-noise and tie-breaking streams).
         horizon: T (required: calibrates the noise and the default t0).
-        epsilon, delta: requested guarantee (delta defaults to 1/T).
+        epsilon, delta: requested guarantee (delta defaults to 1/T, the authors' [C]; a warning above 1/T). A
+            budget below what the accountant resolves at (T, delta) is an error naming epsilon (joint
+            calibration).
         link: inverse link zeta (name in ``envs.links.LINKS`` or a ``Link``).
-        warmup: t0 rounds per arm (default :func:`default_warmup`).
+        warmup: t0 rounds per arm (default :func:`default_warmup`); a warning names epsilon (or warmup) when
+            the K t0 forced rounds fill the horizon, so the agent would never reach its greedy phase.
         h_sub: pre-selection gap (Assumption 4.1; threshold h_sub/2 in line 13), > 0.
         radius: l1-ball radius r of every arm's parameter (D = 2r).
         clip_norm: bound L on ||grad f||_inf (explicit clipping).
@@ -123,10 +154,13 @@ class DPHDB(Agent):
         if self.horizon is None:
             raise ValueError("DPHDB needs horizon=T (it calibrates the noise and t0).")
         self.epsilon = _validate.positive(epsilon=epsilon)
-        self.delta = _validate.probability(delta=1.0 / self.horizon if delta is None else delta)
+        self.delta = check_delta(1.0 / self.horizon if delta is None else delta, self.horizon, owner="DPHDB")
         self.link = get_link(link)
         default = default_warmup(dim, self.horizon, self.epsilon)
         self.warmup = _validate.integer(warmup=default if warmup is None else warmup, minimum=1)
+        if self.n_arms * self.warmup >= self.horizon:
+            warn_warmup_covers_horizon(self.n_arms, self.dim, self.horizon, self.epsilon, self.warmup,
+                                       warmup is None)
         self.h_sub = _validate.positive(h_sub=h_sub)
         self.radius = _validate.positive(radius=radius)
         self.clip_norm = _validate.positive(clip_norm=clip_norm)
@@ -141,9 +175,10 @@ class DPHDB(Agent):
         forced = self.n_arms * self.warmup
         steps_per_arm = min(self.horizon, self.warmup + max(0, self.horizon - forced))
         noise_rng, self._tie_rng = self.rng.spawn(2)
-        cal = (
-            POFWPrivacy(
-                epsilon=self.epsilon,
+
+        def calibration(epsilon: float) -> POFWPrivacy:
+            return POFWPrivacy(
+                epsilon=epsilon,
                 delta=self.delta,
                 horizon=max(self.horizon, 2),
                 n_steps=steps_per_arm,
@@ -151,9 +186,12 @@ class DPHDB(Agent):
                 calibration=_CALIBRATION_OF[self.calibration],
                 selection=self.selection,
             )
-            if self.noise
-            else None
-        )
+
+        cal = calibration(self.epsilon) if self.noise else None
+        if cal is not None and self.calibration == "joint":  # accountant-calibrated: 0 = eps too small
+            require_reportable_epsilon(
+                "DPHDB", self.epsilon, self.delta, lambda e: zcdp_to_epsilon(calibration(e).rho, self.delta)
+            )
         self.bank = POFWBank(
             self.n_arms,
             self.dim,
@@ -256,14 +294,15 @@ class DPHDB(Agent):
             return play_loop(self, X, R)
         if X.size and np.max(np.abs(X)) > self.feature_bound * (1.0 + 1e-12):
             raise ValueError(f"Expected ||observation||_inf <= feature_bound={self.feature_bound}.")
-        if not np.all(np.isfinite(R)):
-            raise ValueError("Expected finite rewards.")
         from dpbandit.agents import kernels
         from dpbandit.agents.kernels.hdb import play
 
         bank, cal = self.bank, self.bank.privacy_calibration
         scale1 = float(line8_scale(np.ones(1), radius=bank.radius, smoothness=bank.smoothness,
                                    lipschitz=bank.lipschitz, privacy=cal)[0])
+        # a t0 beyond the calibrated steps plays as n_steps + 1 (arm 0 reaches the step limit at the same
+        # round either way); this keeps it an int64 when epsilon is tiny (t0 ~ 1/epsilon^2)
+        warmup = min(self.warmup, cal.n_steps + 1)
         actions = np.empty(X.shape[0], dtype=np.int64)
         state = np.array([self.round], dtype=np.int64)
         ties = np.empty(self.n_arms, dtype=np.int64)
@@ -271,7 +310,7 @@ class DPHDB(Agent):
         while start < X.shape[0]:
             frozen = self.frozen_theta if self.frozen_theta is not None else bank.theta
             status, start, n = play(X, R, actions, start, chosen, state, bank.theta, bank.theta_prev,
-                                    bank.direction, bank.t, frozen, bank.rng, cal.n_steps, self.warmup,
+                                    bank.direction, bank.t, frozen, bank.rng, cal.n_steps, warmup,
                                     bank.radius, scale1, self.clip_norm, self._h_sub_used, ties,
                                     self.selection == "exponential")
             self.round = int(state[0])

@@ -146,10 +146,7 @@ class DPHDBAuthorsCode(Agent):
         return self.direction + laplace(self.rng, self.noise_scale(step), self.dim)
 
     def _context(self, observation: np.ndarray) -> np.ndarray:
-        x = np.asarray(observation, dtype=float)
-        if x.shape != (self.dim,):
-            raise ValueError(f"Expected observation of shape ({self.dim},), got {x.shape}.")
-        return x
+        return _validate.finite_array(observation=observation, shape=(self.dim,))
 
     def act(self, observation: np.ndarray) -> int:
         """Round-robin during warm-up; then greedy among arms whose current estimate passes (dev. 7-9)."""

@@ -54,6 +54,7 @@ from scipy import linalg
 from dpbandit import _validate
 from dpbandit.agents.linear import LinearUCBAgent, PerArmFeatures
 from dpbandit.privacy import accounting
+from dpbandit.privacy.budget import check_delta, require_reportable_epsilon
 from dpbandit.privacy.tree import TreeAggregator, gaussian_tree
 
 __all__ = ["DPUCB", "ShariffSheffetUCB"]
@@ -75,7 +76,8 @@ class ShariffSheffetUCB(LinearUCBAgent):
         dim: feature dimension D of one model.
         rng: the agent's generator (split into tree-noise and tie-breaking streams).
         horizon: T (required).
-        epsilon, delta: requested JDP guarantee (delta defaults to 1/T).
+        epsilon, delta: requested JDP guarantee (delta defaults to 1/T; a warning above 1/T; with the accountant
+            calibration, a budget below what the accountant resolves is an error naming epsilon).
         noise_std: sub-Gaussian scale sigma of the reward noise (0.05 in Section 5.4, [C]).
         param_bound: S >= ||theta*||_2 (1 for Section 5.4, where ||theta_a||_1 = 1).
         feature_bound: L >= ||x||_2 (default sqrt(D): the worst case for ||x||_inf <= 1, [C]).
@@ -111,7 +113,7 @@ class ShariffSheffetUCB(LinearUCBAgent):
             raise ValueError(f"{type(self).__name__} needs horizon=T (it calibrates the tree noise).")
         T = self.horizon
         self.epsilon = _validate.positive(epsilon=epsilon)
-        self.delta = _validate.probability(delta=1.0 / max(T, 2) if delta is None else delta)
+        self.delta = check_delta(1.0 / max(T, 2) if delta is None else delta, T, owner=type(self).__name__)
         self.noise_std = _validate.positive(noise_std=noise_std)
         self.param_bound = _validate.positive(param_bound=param_bound)
         self.feature_bound = _validate.positive(
@@ -127,7 +129,10 @@ class ShariffSheffetUCB(LinearUCBAgent):
         self.noise = bool(noise)
         self.levels = 1 + math.ceil(math.log2(T)) if T > 1 else 1  # m of Shariff-Sheffet
         self.sensitivity = self.feature_bound**2 + self.reward_bound**2  # Ltilde^2
-        self.sigma_noise = self._sigma_noise()
+        self.sigma_noise = self._sigma_noise(self.epsilon)
+        if self.noise and self.calibration == "accountant":  # a 0 there means the request is below resolution
+            owner = type(self).__name__
+            require_reportable_epsilon(owner, self.epsilon, self.delta, self._accountant_epsilon)
         D, m, log_term = self.dim, self.levels, math.log(2.0 * T / self.model_confidence)
         self.upsilon = self.sigma_noise * math.sqrt(2.0 * m) * (4.0 * math.sqrt(D) + 2.0 * log_term)
         self.rho_min, self.rho_max = self.upsilon, 3.0 * self.upsilon
@@ -137,12 +142,17 @@ class ShariffSheffetUCB(LinearUCBAgent):
         self.clipped_rewards = 0
         self._start_trees(tree_rng)
 
-    def _sigma_noise(self) -> float:
-        """Node std: Shariff-Sheffet's formula, or the accountant's smallest std for (epsilon, delta)."""
+    def _sigma_noise(self, epsilon: float) -> float:
+        """Node std for ``epsilon``: Shariff-Sheffet's formula, or the accountant's smallest std for (epsilon,
+        delta)."""
         if self.calibration == "paper":
-            m, eps = self.levels, self.epsilon
-            return 4.0 * math.sqrt(m) * self.sensitivity * math.log(4.0 / self.delta) / eps
-        return accounting.tree_gaussian_sigma(self.epsilon, self.delta, self.horizon, self.sensitivity)
+            return 4.0 * math.sqrt(self.levels) * self.sensitivity * math.log(4.0 / self.delta) / epsilon
+        return accounting.tree_gaussian_sigma(epsilon, self.delta, self.horizon, self.sensitivity)
+
+    def _accountant_epsilon(self, epsilon: float) -> float:
+        """dp-accounting's epsilon at ``delta`` of the tree noise calibrated for a requested ``epsilon``."""
+        event = accounting.tree_aggregation_event(self._sigma_noise(epsilon) / self.sensitivity, self.horizon)
+        return accounting.epsilon_for(event, self.delta, "rdp")
 
     # -- hooks of the variants --------------------------------------------------------------------
     def _init_statistics(self, n_models: int, feature_dim: int) -> None:
@@ -193,7 +203,6 @@ class ShariffSheffetUCB(LinearUCBAgent):
         if not self.noise:
             return None
         multiplier = self.sigma_noise / self.sensitivity
-        event = accounting.tree_aggregation_event(multiplier, self.horizon)
         claim = "Shariff-Sheffet 2018 Sec 4.2" if self.calibration == "paper" else "accountant-calibrated"
         from dpbandit.privacy.guarantee import PrivacyGuarantee
 
@@ -201,7 +210,7 @@ class ShariffSheffetUCB(LinearUCBAgent):
             mechanism=self.mechanism,
             claimed_epsilon=self.epsilon,
             claimed_delta=self.delta,
-            epsilon=accounting.epsilon_for(event, self.delta, "rdp"),
+            epsilon=self._accountant_epsilon(self.epsilon),
             relation=self.relation,
             accountant="rdp (SingleEpochTreeAggregation)",
             calibration=self.calibration,

@@ -171,8 +171,6 @@ class DisjointDPUCB(ShariffSheffetUCB):
         X, R = shared_block(self, observations, rewards)
         if not compiled or type(self) is not DisjointDPUCB:
             return play_loop(self, X, R)
-        if not (np.all(np.isfinite(X)) and np.all(np.isfinite(R))):
-            raise ValueError("Expected finite observations and rewards.")
         if X.size and np.max(np.linalg.norm(X, axis=1)) > self.feature_bound * (1.0 + 1e-12):
             raise ValueError(f"Expected ||x||_2 <= feature_bound={self.feature_bound:.6g}.")
         from dpbandit.agents import kernels

@@ -35,7 +35,8 @@ def play_loop(agent: Agent, observations: np.ndarray, rewards: np.ndarray) -> np
 
 
 def shared_block(agent: Agent, observations: np.ndarray, rewards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``play_block``'s inputs on a shared context, as float arrays: contexts ``(m, d)``, rewards ``(m, K)``."""
+    """``play_block``'s inputs on a shared context, as finite float arrays: contexts ``(m, d)``, rewards
+    ``(m, K)`` (checked before any compiled path: a kernel would carry a NaN into its state silently)."""
     X = np.asarray(observations, dtype=float)
     R = np.asarray(rewards, dtype=float)
     if X.ndim != 2 or X.shape[1] != agent.dim or R.shape != (X.shape[0], agent.n_arms):
@@ -43,7 +44,7 @@ def shared_block(agent: Agent, observations: np.ndarray, rewards: np.ndarray) ->
             f"Expected observations (m, {agent.dim}) and rewards (m, {agent.n_arms}), "
             f"got {X.shape} and {R.shape}."
         )
-    return X, R
+    return _validate.finite_array(observations=X), _validate.finite_array(rewards=R)
 
 
 class LinearUCBAgent(Agent):

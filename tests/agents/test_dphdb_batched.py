@@ -47,7 +47,8 @@ def _epsilon(eps_q: float, n_q: int, eps_s: float, steps: int, delta: float) -> 
 def test_calibration_inputs_pinned(steps, quantiles):
     T, eps, share = 10_000, 1.0, 0.1
     kw = {} if quantiles else {"residual_quantile": None, "context_quantile": None}
-    agent = BatchedDPHDB(2, 50, rng=np.random.default_rng(0), horizon=T, epsilon=eps, steps_per_batch=steps, **kw)
+    agent = BatchedDPHDB(2, 50, rng=np.random.default_rng(0), horizon=T, epsilon=eps, delta=1 / T,
+                         steps_per_batch=steps, **kw)
     b = agent.budget
     E = b.scale
     s = share if quantiles else 0.0
@@ -175,10 +176,10 @@ def test_validation():
     with pytest.raises(ValueError, match="horizon"):
         BatchedDPHDB(2, 3, rng=rng)
     with pytest.raises(ValueError, match="residual_quantile"):
-        BatchedDPHDB(2, 3, rng=rng, horizon=10, residual_quantile=1.5)
+        BatchedDPHDB(2, 3, rng=rng, horizon=100, residual_quantile=1.5)
     with pytest.raises(ValueError, match="steps_per_batch"):
-        BatchedDPHDB(2, 3, rng=rng, horizon=10, steps_per_batch=0)
+        BatchedDPHDB(2, 3, rng=rng, horizon=100, steps_per_batch=0)
     with pytest.raises(ValueError, match="step_rule"):
-        BatchedDPHDB(2, 3, rng=rng, horizon=10, step_rule="adam")
+        BatchedDPHDB(2, 3, rng=rng, horizon=100, step_rule="adam")
     with pytest.raises(ValueError, match="context_clip"):
-        BatchedDPHDB(2, 3, rng=rng, horizon=10, context_clip=0.0)
+        BatchedDPHDB(2, 3, rng=rng, horizon=100, context_clip=0.0)

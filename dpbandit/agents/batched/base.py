@@ -74,7 +74,7 @@ class BatchedAgent(Agent):
 
     Args:
         n_arms, dim, rng, horizon: the :class:`~dpbandit.agents.base.Agent` contract.
-        first_batch: rounds in the first batch (>= 1).
+        first_batch: rounds in the first batch (>= 1, <= ``horizon`` when the horizon is known).
         batch_ratio: growth factor of the batch sizes (>= 1; 2 = doubling).
         max_rounds_per_user: with user ids, learn from at most this many rounds of each person (>= 1); later
             rounds of that person are played but not learned from. ``None``: no cap (module docstring).
@@ -105,6 +105,13 @@ class BatchedAgent(Agent):
             None if max_rounds_per_user is None
             else _validate.integer(max_rounds_per_user=max_rounds_per_user, minimum=1)
         )
+        if self.horizon is not None and self.horizon < self.schedule.first:
+            raise ValueError(
+                f"Expected horizon={self.horizon} >= first_batch={self.schedule.first}: "
+                f"{type(self).__name__} learns only from its end-of-batch releases, so a run shorter "
+                "than the first batch would never release, learn nothing and play at random; pass "
+                f"first_batch <= {self.horizon} or a longer horizon."
+            )
         self.n_models = self.n_arms if self.observation_model == "shared" else 1
         self.theta = np.zeros((self.n_models, self.dim))
         self.noise_rng, self._tie_rng = self.rng.spawn(2)

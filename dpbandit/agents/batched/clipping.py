@@ -36,10 +36,48 @@ import numpy as np
 
 from dpbandit import _validate
 
-__all__ = ["BLOCKS", "AdaptiveClipping"]
+__all__ = ["BLOCKS", "AdaptiveClipping", "check_rewards", "reward_range_defaults", "validate_reward_range"]
 
 BLOCKS = ("context_inside", "reward_inside")
 _RANGE = 1e9
+
+
+def validate_reward_range(reward_range: tuple[float, float] | None) -> tuple[float, float] | None:
+    """``None``, or the declared reward range ``(low, high)`` as floats: finite, ``low < high``."""
+    if reward_range is None:
+        return None
+    try:
+        low, high = reward_range
+    except (TypeError, ValueError):
+        raise ValueError(f"Expected reward_range=(low, high), two numbers, got {reward_range!r}.") from None
+    low, high = _validate.finite(reward_range_low=low), _validate.finite(reward_range_high=high)
+    if not low < high:
+        raise ValueError(f"Expected reward_range=(low, high) with low < high, got {reward_range!r}.")
+    return low, high
+
+
+def reward_range_defaults(
+    reward_range: tuple[float, float], center: float | None = None
+) -> tuple[float, float]:
+    """Centre and first clip for rewards in ``[low, high]``: the midpoint (unless ``center`` is given) and the
+    largest distance from the centre to an end (the half-width for the midpoint): the clip loses nothing."""
+    low, high = reward_range
+    c = 0.5 * (low + high) if center is None else center
+    return c, max(high - c, c - low)
+
+
+def check_rewards(rewards: np.ndarray, reward_range: tuple[float, float] | None) -> None:
+    """Raise naming ``reward_range`` if a reward lies outside the declared range (the env broke it)."""
+    if reward_range is None:
+        return
+    low, high = reward_range
+    outside = (rewards < low) | (rewards > high)
+    if np.any(outside):
+        bad = float(np.asarray(rewards)[outside][0])
+        raise ValueError(
+            f"Got reward {bad!r} outside the declared reward_range={reward_range!r}: the environment broke "
+            "its declared bounds (the centre and clips were set from them); fix the environment or its range."
+        )
 
 
 class AdaptiveClipping:

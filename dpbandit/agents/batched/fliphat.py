@@ -42,8 +42,9 @@ Notation (keyword: symbol, default, source):
 * ``sparsity``: s, ``min(10, dim)`` (the paper's simulations use s = 10 for s* = 5 [C]);
 * ``context_bound``: x_max, ``max(1, sqrt(2 log dim))`` (the code's simulation class [C]; there it is not
   enforced, here every context coordinate is clipped to it);
-* ``reward_clip``: R, 1 [Fill] (the code uses ``x_max b_max + sqrt(2 log(1 + n))`` with the oracle
-  ``b_max = ||beta*||_1``); clipping shrinks ``E[x clip(y)]`` but, for Gaussian designs, not its direction;
+* ``reward_clip``: R, 1, or ``max(|low|, |high|)`` of a declared ``reward_range`` [Fill] (the code uses
+  ``x_max b_max + sqrt(2 log(1 + n))`` with the oracle ``b_max = ||beta*||_1``); clipping shrinks
+  ``E[x clip(y)]`` but, for Gaussian designs, not its direction;
 * ``l1_radius``: C, 1 [Fill] (the code uses the oracle ``||beta*||_1``);
 * ``step_size``: eta on the *mean* gradient, 0.5 [Fill] (below ``2 / lambda_max(Sigma)`` for near-isotropic
   contexts; the code's ``eta0 / n`` on the summed loss ``||X theta - y||^2`` is a mean-gradient step of
@@ -77,9 +78,10 @@ import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.batched.base import BatchedAgent
-from dpbandit.agents.batched.clipping import AdaptiveClipping
+from dpbandit.agents.batched.clipping import AdaptiveClipping, check_rewards, validate_reward_range
 from dpbandit.optim.geometry import project_lp_ball
 from dpbandit.privacy import peeling
+from dpbandit.privacy.budget import agent_delta, require_reportable_epsilon
 from dpbandit.privacy.noise import laplace
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -175,9 +177,14 @@ class FLIPHAT(BatchedAgent):
 
     Args:
         n_arms, dim, rng, horizon: the Agent contract (``horizon`` or ``delta`` is required).
-        epsilon, delta: the (epsilon, delta)-JDP target (``delta`` defaults to ``1/T``).
+        epsilon, delta: the (epsilon, delta)-JDP target (``delta`` defaults to
+            :func:`~dpbandit.privacy.budget.default_delta` of T, ``min(1e-5, 1/(10 T))``).
         sparsity, context_bound, reward_clip, l1_radius, step_size, iteration_scale: s, x_max, R, C, eta, M_0
             (module docstring: notation and defaults).
+        reward_range: the rewards' declared range ``(low, high)`` (finite, ``low < high``; the harness passes
+            the environment's when both bounds are finite): unless ``reward_clip`` is given, R is
+            ``max(|low|, |high|)``, so no reward is clipped [Fill]. The paper's model has no centre, so
+            none is set. A reward outside the range is an error (the environment broke its declared bounds).
         calibration: ``"tight"`` (accountant) or ``"paper"`` (the peeling lemma with basic composition).
         adaptive_clipping: adapt x_max and R from private counts (module docstring; needs ``"tight"``).
         clip_quantile, clip_rate, count_share: the target quantile, the update step and the counts' budget.
@@ -203,7 +210,8 @@ class FLIPHAT(BatchedAgent):
         delta: float | None = None,
         sparsity: int | None = None,
         context_bound: float | None = None,
-        reward_clip: float = 1.0,
+        reward_clip: float | None = None,
+        reward_range: tuple[float, float] | None = None,
         l1_radius: float = 1.0,
         step_size: float = 0.5,
         iteration_scale: float = 0.2,
@@ -225,16 +233,18 @@ class FLIPHAT(BatchedAgent):
             )
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch,
                          batch_ratio=batch_ratio)
-        if delta is None and self.horizon is None:
-            raise ValueError(f"{type(self).__name__} needs horizon=T or an explicit delta.")
         self.epsilon = _validate.positive(epsilon=epsilon)
-        self.delta = _validate.probability(delta=1.0 / max(self.horizon or 2, 2) if delta is None else delta)
+        self.delta = agent_delta(delta, self.horizon, owner=type(self).__name__)
         default_s = min(10, self.dim)
         self.sparsity = _validate.integer(sparsity=default_s if sparsity is None else sparsity, minimum=1,
                                           maximum=self.dim)
         default_bound = max(1.0, math.sqrt(2.0 * math.log(self.dim)))
         self.context_bound = _validate.positive(context_bound=default_bound if context_bound is None
                                                 else context_bound)
+        #: The declared range of the rewards (``None``: undeclared); a reward outside it is an error.
+        self.reward_range = validate_reward_range(reward_range)
+        if reward_clip is None:  # R covers the declared range (no clipping bias), else 1 [Fill]
+            reward_clip = 1.0 if self.reward_range is None else max(map(abs, self.reward_range))
         self.reward_clip = _validate.positive(reward_clip=reward_clip)
         self.l1_radius = _validate.positive(l1_radius=l1_radius)
         self.step_size = _validate.positive(step_size=step_size)
@@ -250,6 +260,15 @@ class FLIPHAT(BatchedAgent):
         #: Laplace multipliers of the adaptive-clipping counts (sensitivity 1 each); empty without them.
         self.counts = (2.0 / (self.count_share * self.epsilon),) * 2 if self.adaptive_clipping else ()
         self.noise = bool(noise)
+        if self.noise and self.calibration == "tight":  # calibrate the first episode now, before any round
+            rounds = self.sparsity * self.iterations(self.schedule.size(0))
+
+            def first_episode(epsilon: float) -> float:
+                counts = (2.0 / (self.count_share * epsilon),) * 2 if self.adaptive_clipping else ()
+                z = peeling.tight_multiplier(epsilon, self.delta, rounds, self.cases, counts)
+                return peeling.peeling_epsilon(z, rounds, self.delta, self.cases, counts)
+
+            require_reportable_epsilon(type(self).__name__, self.epsilon, self.delta, first_episode)
         self.releases: list[EpisodeRelease] = []  #: one record per finished episode
         self._data: EpisodeData | None = None
         self._inside = np.zeros(2)  # rows and rewards inside the clips in the current episode
@@ -275,6 +294,7 @@ class FLIPHAT(BatchedAgent):
 
     # -- batched hooks ---------------------------------------------------------------------------
     def _observe(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
+        check_rewards(rewards, self.reward_range)
         if self.horizon is not None and self.round + len(rewards) > self.horizon:
             raise RuntimeError(f"{type(self).__name__} was built for horizon={self.horizon} rounds (privacy "
                                "accounting, episode storage); build it with a larger horizon.")

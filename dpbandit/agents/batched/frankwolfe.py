@@ -72,9 +72,11 @@ import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.batched.base import BatchedAgent
+from dpbandit.agents.batched.clipping import check_rewards, validate_reward_range
 from dpbandit.optim.geometry import lmo
 from dpbandit.optim.pofw import private_vertex
 from dpbandit.privacy import accounting
+from dpbandit.privacy.budget import agent_delta
 from dpbandit.privacy.rnm import exponential_mechanism
 from envs.links import Link, get_link
 
@@ -170,7 +172,8 @@ class BatchedDPHDB(BatchedAgent):
 
     Args:
         n_arms, dim, rng, horizon: the Agent contract (``horizon`` or ``delta`` is required).
-        epsilon, delta: the (epsilon, delta)-JDP target of the run (``delta`` defaults to ``1/T``).
+        epsilon, delta: the (epsilon, delta)-JDP target of the run (``delta`` defaults to
+            :func:`~dpbandit.privacy.budget.default_delta` of T, ``min(1e-5, 1/(10 T))``).
         link: inverse link zeta (name in ``envs.links.LINKS`` or a ``Link``); the loss is the GLM NLL.
         radius: l1-ball radius r of every arm's parameter.
         clip_norm: largest residual clip ``B`` (top of the grid; the clip itself without ``residual_quantile``).
@@ -181,6 +184,10 @@ class BatchedDPHDB(BatchedAgent):
         clip_grid: number of candidates of each clip grid (``top * 2^(-j/2)``, >= 2).
         steps_per_batch: Frank-Wolfe steps per arm on each batch's data (>= 1).
         step_rule: ``"fw"`` (``2/(tau+2)``) or ``"pofw"`` (``1/(tau+1)``, Algorithm 2).
+        reward_range: the rewards' declared range ``(low, high)`` (finite, ``low < high``; the harness passes
+            the environment's when both bounds are finite). It sets nothing: the loss is the GLM negative
+            log-likelihood, whose residual ``zeta(x^T theta) - r`` is clipped by the private quantile ``B``
+            (no centre); a reward outside the range is an error (the environment broke its declared bounds).
         first_batch, batch_ratio: the batch schedule (:class:`~dpbandit.agents.batched.base.BatchSchedule`).
         max_rounds_per_user: with user ids, learn from at most this many rounds of each person
             (:mod:`~dpbandit.agents.batched.base`; the user-level epsilon is in ``privacy.user_epsilon``).
@@ -208,6 +215,7 @@ class BatchedDPHDB(BatchedAgent):
         clip_grid: int = 16,
         steps_per_batch: int = 16,
         step_rule: str = "fw",
+        reward_range: tuple[float, float] | None = None,
         first_batch: int = 32,
         batch_ratio: float = 2.0,
         max_rounds_per_user: int | None = None,
@@ -215,11 +223,11 @@ class BatchedDPHDB(BatchedAgent):
     ) -> None:
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch,
                          batch_ratio=batch_ratio, max_rounds_per_user=max_rounds_per_user)
-        if delta is None and self.horizon is None:
-            raise ValueError(f"{type(self).__name__} needs horizon=T or an explicit delta.")
         self.epsilon = _validate.positive(epsilon=epsilon)
-        self.delta = _validate.probability(delta=1.0 / max(self.horizon or 2, 2) if delta is None else delta)
+        self.delta = agent_delta(delta, self.horizon, owner=type(self).__name__)
         self.link = get_link(link)
+        #: The declared range of the rewards (``None``: undeclared); a reward outside it is an error.
+        self.reward_range = validate_reward_range(reward_range)
         self.radius = _validate.positive(radius=radius)
         self.clip_norm = _validate.positive(clip_norm=clip_norm)
         self.context_clip = _validate.positive(context_clip=context_clip)
@@ -274,6 +282,7 @@ class BatchedDPHDB(BatchedAgent):
 
     # -- batched hooks ---------------------------------------------------------------------------
     def _observe(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
+        check_rewards(rewards, self.reward_range)
         X = self._clip_contexts(rows)
         residual = self._residuals(X, models, rewards)
         B = self.residual_candidates

@@ -22,8 +22,14 @@ import numpy as np
 from dpbandit import _validate
 from dpbandit.agents.batched.base import BatchedAgent
 from dpbandit.agents.batched.clipping import BLOCKS as CLIP_BLOCKS
-from dpbandit.agents.batched.clipping import AdaptiveClipping
+from dpbandit.agents.batched.clipping import (
+    AdaptiveClipping,
+    check_rewards,
+    reward_range_defaults,
+    validate_reward_range,
+)
 from dpbandit.privacy import accounting
+from dpbandit.privacy.budget import agent_delta
 from dpbandit.privacy.release import BlockGaussianRelease
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,12 +49,22 @@ class GaussianBatchedAgent(BatchedAgent):
 
     Args:
         n_arms, dim, rng, horizon: the Agent contract (``horizon`` or ``delta`` is required).
-        epsilon, delta: the (epsilon, delta)-JDP target of the run (``delta`` defaults to ``1/T``).
+        epsilon, delta: the (epsilon, delta)-JDP target of the run (``delta`` defaults to
+            :func:`~dpbandit.privacy.budget.default_delta` of T, ``min(1e-5, 1/(10 T))``).
         aux_share: budget share of the counts and clipping blocks together, in (0, 1).
         context_quantile, reward_quantile, clip_rate: adaptive clipping (``clipping`` module).
         initial_context_clip: first ``C`` (default: the norm of a point with unit coordinates, ``sqrt(dim)`` in l2
-            and 1 in l_inf); ``initial_reward_clip``: first ``B``.
-        reward_center: fixed centre ``c`` of the rewards (clipped as ``clip(r - c, -B, B)``).
+            and 1 in l_inf); ``initial_reward_clip``: first ``B`` (default 1, or from ``reward_range``).
+        reward_center: fixed centre ``c`` of the rewards (clipped as ``clip(r - c, -B, B)``; default 0, or
+            from ``reward_range``); an explicit value always wins.
+        reward_range: the rewards' declared range ``(low, high)`` (finite, ``low < high``; the harness passes
+            the environment's when both bounds are finite). Unless given explicitly, ``c`` is then the
+            midpoint and ``B`` the distance from ``c`` to the farther end (the half-width) [Fill]: the clip
+            loses nothing and the sensitivity ``2 C B`` is the smallest that does. Why centre: the greedy
+            policy selects each arm's users, so their mean context is shifted, and an off-centre reward
+            (a {0, 1} reward centred at 0) adds ``mean(r - c) E[x | selected]`` to ``sum x (r - c)``, pushing
+            each arm's estimate along its own selection direction. A reward outside the range is an error (the
+            environment broke its declared bounds).
         first_batch, batch_ratio: the batch schedule.
         max_rounds_per_user: with user ids, learn from at most this many rounds of each person
             (:mod:`~dpbandit.agents.batched.base`; the user-level epsilon is in ``privacy.user_epsilon``).
@@ -74,8 +90,9 @@ class GaussianBatchedAgent(BatchedAgent):
         reward_quantile: float = 0.5,
         clip_rate: float = 2.0,
         initial_context_clip: float | None = None,
-        initial_reward_clip: float = 1.0,
-        reward_center: float = 0.0,
+        initial_reward_clip: float | None = None,
+        reward_center: float | None = None,
+        reward_range: tuple[float, float] | None = None,
         first_batch: int = 32,
         batch_ratio: float = 2.0,
         max_rounds_per_user: int | None = None,
@@ -83,12 +100,18 @@ class GaussianBatchedAgent(BatchedAgent):
     ) -> None:
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch,
                          batch_ratio=batch_ratio, max_rounds_per_user=max_rounds_per_user)
-        if delta is None and self.horizon is None:
-            raise ValueError(f"{type(self).__name__} needs horizon=T or an explicit delta.")
         self.epsilon = _validate.positive(epsilon=epsilon)
-        self.delta = _validate.probability(delta=1.0 / max(self.horizon or 2, 2) if delta is None else delta)
+        self.delta = agent_delta(delta, self.horizon, owner=type(self).__name__)
         aux_share = _validate.probability(aux_share=aux_share)
         self.noise = bool(noise)
+        #: The declared range of the rewards (``None``: undeclared); a reward outside it is an error.
+        self.reward_range = validate_reward_range(reward_range)
+        if self.reward_range is not None:
+            center, clip = reward_range_defaults(self.reward_range, reward_center)
+        else:
+            center, clip = (0.0 if reward_center is None else reward_center), 1.0
+        reward_center = center
+        initial_reward_clip = clip if initial_reward_clip is None else initial_reward_clip
         if initial_context_clip is None:  # a point with unit coordinates: its l2 norm, or 1 per coordinate
             initial_context_clip = math.sqrt(self.dim) if self.context_norm == 2.0 else 1.0
         self.clipping = AdaptiveClipping(
@@ -138,6 +161,7 @@ class GaussianBatchedAgent(BatchedAgent):
         self._reward_inside = 0.0
 
     def _observe(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
+        check_rewards(rewards, self.reward_range)
         clipped_rows, rows_inside = self.clipping.clip_rows(rows)
         clipped_rewards, rewards_inside = self.clipping.clip_rewards(rewards)
         self._accumulate(clipped_rows, models, clipped_rewards)

@@ -38,8 +38,8 @@ The requested (epsilon, delta) is turned into ``rho = epsilon_to_zcdp(epsilon, d
 conversion); ``selection_share`` of it goes to the selection, the rest to the Gaussian blocks; the reported
 epsilon is dp-accounting's conversion of the total rho.
 
-Defaults [Fill]: ``select = 10`` (FLIPHAT's s), ``selection_share = 0.5``, ``threshold = 2``, ``sparsity = 2 *
-select``, coordinate clip at the median row maximum, reward clip at the median ``|r|``.
+Defaults [Fill]: ``select = min(10, d)`` (FLIPHAT's s), ``selection_share = 0.5``, ``threshold = 2``,
+``sparsity = min(2 select, d)``, coordinate clip at the median row maximum, reward clip at the median ``|r|``.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ import numpy as np
 from dpbandit import _validate
 from dpbandit.agents.batched.gaussian import GaussianBatchedAgent
 from dpbandit.privacy import accounting
+from dpbandit.privacy.budget import require_reportable_epsilon
 from dpbandit.privacy.release import BlockGaussianRelease
 from dpbandit.privacy.rnm import top_k_exponential
 
@@ -65,10 +66,10 @@ class BatchedPeeling(GaussianBatchedAgent):
     """Batched private top-s selection plus Gaussian values on the selection, disjoint model (module docstring).
 
     Args:
-        select: coordinates selected per model and batch (>= 1, <= dim).
+        select: coordinates selected per model and batch (>= 1, <= dim; default ``min(10, dim)``).
         selection_share: share of the zCDP budget spent on the selection, in (0, 1).
         threshold: keep coordinates whose average exceeds ``threshold`` standard errors (>= 0).
-        sparsity: at most this many non-zero coordinates per model (default ``2 * select``).
+        sparsity: at most this many non-zero coordinates per model (default ``min(2 * select, dim)``).
         **kwargs: the :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent` arguments (``epsilon``,
             ``delta``, clipping, schedule, ``noise``).
     """
@@ -83,17 +84,17 @@ class BatchedPeeling(GaussianBatchedAgent):
         *,
         rng: np.random.Generator,
         horizon: int | None = None,
-        select: int = 10,
+        select: int | None = None,
         selection_share: float = 0.5,
         threshold: float = 2.0,
         sparsity: int | None = None,
         **kwargs: Any,
     ) -> None:
-        self.select = _validate.integer(select=select, minimum=1, maximum=dim)
+        self.select = _validate.integer(select=min(10, dim) if select is None else select, minimum=1, maximum=dim)
         self.selection_share = _validate.probability(selection_share=selection_share)
         self.threshold = _validate.nonnegative(threshold=threshold)
         self.sparsity = _validate.integer(
-            sparsity=2 * self.select if sparsity is None else sparsity, minimum=1, maximum=dim
+            sparsity=min(2 * self.select, dim) if sparsity is None else sparsity, minimum=1, maximum=dim
         )
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, **kwargs)
         self._weighted_sum = np.zeros((self.n_models, self.dim))
@@ -102,6 +103,12 @@ class BatchedPeeling(GaussianBatchedAgent):
     # -- calibration -----------------------------------------------------------------------------
     def _make_release(self, shares: dict[str, float]) -> BlockGaussianRelease:
         """Gaussian blocks at ``(1 - selection_share) rho`` zCDP; the selection gets the rest (module docstring)."""
+        if self.noise:  # the reported epsilon is the conversion of rho back: it must resolve
+
+            def reported(epsilon: float) -> float:
+                return accounting.zcdp_to_epsilon(accounting.epsilon_to_zcdp(epsilon, self.delta), self.delta)
+
+            require_reportable_epsilon(type(self).__name__, self.epsilon, self.delta, reported)
         self.rho = accounting.epsilon_to_zcdp(self.epsilon, self.delta) if self.noise else 0.0
         #: epsilon_0 of each exponential-mechanism round: select * epsilon_0^2 / 8 = selection_share * rho.
         self.selection_epsilon = math.sqrt(8.0 * self.selection_share * self.rho / self.select) if self.noise else 0.0

@@ -16,6 +16,7 @@ from dpbandit.agents import AGENTS, agent_class
 from dpbandit.agents.batched import fliphat as fliphat_module
 from dpbandit.agents.batched.fliphat import FLIPHAT, FLIPHATDisjoint
 from dpbandit.harness import run
+from dpbandit.privacy.budget import default_delta
 
 ALPHA = 1e-3
 
@@ -51,7 +52,7 @@ def test_defaults_and_paper_multiplier() -> None:
     agent = FLIPHAT(3, 400, rng=np.random.default_rng(0), horizon=10_000, calibration="paper", delta=0.01)
     assert agent.context_bound == pytest.approx(math.sqrt(2 * math.log(400)))
     assert agent.sparsity == 10 and agent.reward_clip == 1.0 and agent.l1_radius == 1.0
-    assert FLIPHAT(3, 4, rng=np.random.default_rng(0), horizon=100).delta == pytest.approx(0.01)  # 1/T
+    assert FLIPHAT(3, 4, rng=np.random.default_rng(0), horizon=100).delta == default_delta(100)  # docs/privacy.md
     # peeling lemma at (eps/M, delta/M) per iteration: b / lam = 2 sqrt(3 s log(M / delta)) M / eps
     assert agent.multiplier(1) == pytest.approx(2 * math.sqrt(3 * 10 * math.log(100)))
     assert agent.multiplier(2) == pytest.approx(2 * math.sqrt(3 * 10 * math.log(200)) * 2)

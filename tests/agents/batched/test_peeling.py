@@ -173,8 +173,8 @@ def test_act_update_equals_play_block(cls, env_id: str) -> None:
     T = 1_500
     block = rounds(env_id, T)
     K, d = block.rewards.shape[1], block.observations.shape[-1]
-    a = cls(K, d, rng=np.random.default_rng(9), horizon=T, first_batch=8, select=3)
-    b = cls(K, d, rng=np.random.default_rng(9), horizon=T, first_batch=8, select=3)
+    a = cls(K, d, rng=np.random.default_rng(9), horizon=T, delta=1 / T, first_batch=8, select=3)
+    b = cls(K, d, rng=np.random.default_rng(9), horizon=T, delta=1 / T, first_batch=8, select=3)
     stepped = []
     for obs, rew in zip(block.observations, block.rewards):
         action = a.act(obs)
@@ -188,13 +188,13 @@ def test_act_update_equals_play_block(cls, env_id: str) -> None:
 
 
 def test_learns_at_epsilon_one_and_noise_off() -> None:
-    agents = {"peel": functools.partial(BatchedPeeling, epsilon=1.0),
+    agents = {"peel": functools.partial(BatchedPeeling, epsilon=1.0, delta=1 / 5_000),  # numbers pinned at 1/T
               "noise off": functools.partial(BatchedPeeling, noise=False), "random": RandomAgent}
     df = run("dpbandit/HDBSection54-v0", agents, n_seeds=3, horizon=5_000, progress=False)
     final = df[df.step == 5_000].groupby("agent")["cumulative_regret"].mean()
     assert final["peel"] < 0.7 * final["random"]
     assert final["noise off"] < 0.08 * final["random"]
-    assert BatchedPeeling(2, 50, rng=np.random.default_rng(0), horizon=10, noise=False).privacy is None
+    assert BatchedPeeling(2, 50, rng=np.random.default_rng(0), horizon=100, noise=False).privacy is None
 
 
 @pytest.mark.parametrize(
