@@ -197,38 +197,23 @@ def main() -> None:
     )
     stem = "real_data_quick" if args.quick else "real_data"
     private, references = agent_names(tuple(args.skip))
-    frames, stores = [], []
-    for horizon in horizons:  # delta = 1/T is one value per horizon, so each horizon is a sweep of its own
-        common = {"root_seed": args.root_seed, "seeds": seeds, "n_points": 4}
+    frames = []
+    for horizon in horizons:  # delta = 1/T is one value per horizon; one sweep per private agent, so adding an
+        common = {"root_seed": args.root_seed, "seeds": seeds, "n_points": 4}  # agent never re-runs the others
         axes = {"env_id": list(DATASETS), "horizon": horizon}
-        mine, store = sweep(
-            {
-                "name": f"{stem}_T{horizon}",
-                **common,
-                "grid": {
-                    "agent": [{"agent": n, "label": n} for n in private],
-                    "epsilon": list(grid),
-                    "delta": 1.0 / horizon,
-                    **axes,
-                },
-            },
-            args.store,
-        )
-        refs, refs_store = sweep(
-            {
-                "name": f"{stem}_refs_T{horizon}",
-                **common,
-                "grid": {"agent": [{"agent": n, "label": n} for n in references], **axes},
-            },
-            args.store,
-        )
-        frames += [mine, refs]
-        stores += [shown(store), shown(refs_store)]
+        for name in private:
+            mine, _ = sweep({"name": f"{stem}_T{horizon}_{name}", **common, "grid": {
+                "agent": [{"agent": name, "label": name}], "epsilon": list(grid), "delta": 1.0 / horizon,
+                **axes}}, args.store)
+            frames.append(mine)
+        refs, _ = sweep({"name": f"{stem}_refs_T{horizon}", **common, "grid": {
+            "agent": [{"agent": n, "label": n} for n in references], **axes}}, args.store)
+        frames.append(refs)
     rows = pd.concat(frames, ignore_index=True)
     table = accuracy_table(rows)
     RESULTS.mkdir(exist_ok=True)
     command = command_line()
-    where = f"root seed {args.root_seed}; sweep stores {', '.join(map(str, stores))}"
+    where = f"root seed {args.root_seed}; sweep stores {shown(args.store)}/{stem}_*"
     write_csv(table, RESULTS / f"{stem}.csv", f"produced by: {command} ({where})")
     plot(table, RESULTS / f"{stem}.png", seeds)
     cols = [
