@@ -11,7 +11,7 @@ agent: private agents at epsilon in {0.5, 1, 2, 4} with delta = 1/T (the account
 to the target), the non-private ones as references. Every ratio is paired by seed with random play (the same
 users and rewards: common random numbers).
 
-Usage: python sims/real_data.py [--quick] [--seeds 5] [--horizons 10000 100000] [--skip AGENT ...]
+Usage: python sims/real_data.py [--quick] [--seeds 5] [--horizons 10000 100000] [--skip AGENT[@T] ...]
 Resumable sweeps ``<store>/real_data[_refs]-<hash>`` (re-running the command resumes them); writes
 results/real_data.{csv,md,png}.
 """
@@ -187,7 +187,10 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--horizons", type=int, nargs="+", default=list(HORIZONS))
     parser.add_argument(
-        "--skip", nargs="*", default=[], help="registered agents to leave out (said in the page)"
+        "--skip",
+        nargs="*",
+        default=[],
+        help="registered agents to leave out, AGENT or AGENT@T for one horizon only (said in the page)",
     )
     parser.add_argument("--root-seed", type=int, default=2211)
     parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
@@ -196,10 +199,11 @@ def main() -> None:
         ((2_000,), 2, (1.0,)) if args.quick else (tuple(args.horizons), args.seeds, EPSILONS)
     )
     stem = "real_data_quick" if args.quick else "real_data"
-    private, references = agent_names(tuple(args.skip))
+    skipped = [item.partition("@") for item in args.skip]
     frames = []
     for horizon in horizons:  # delta = 1/T is one value per horizon; one sweep per private agent, so adding an
         common = {"root_seed": args.root_seed, "seeds": seeds, "n_points": 4}  # agent never re-runs the others
+        private, references = agent_names(tuple(a for a, _, t in skipped if not t or int(t) == horizon))
         axes = {"env_id": list(DATASETS), "horizon": horizon}
         for name in private:
             mine, _ = sweep({"name": f"{stem}_T{horizon}_{name}", **common, "grid": {
