@@ -132,18 +132,19 @@ def _whole_agent_table(df: pd.DataFrame) -> str:
     parts = whole["mechanism"].str.split("/", expand=True)
     whole = whole.assign(agent=parts[1], variant=parts[2])
     variants = ["calibrated", "noise-divided-by-4", "user-released-twice"]
-    lines = ["| agent | claimed epsilon | delta | runs per side | "
-             + " | ".join(f"lb {v} (verdict)" for v in variants) + " |", "|" + "---|" * (4 + len(variants))]
+    lines = ["| agent | claimed epsilon | delta | "
+             + " | ".join(f"{v}: lb (verdict), runs per side" for v in variants) + " |",
+             "|" + "---|" * (3 + len(variants))]
     for agent, group in whole.groupby("agent", sort=True):
         group = group.set_index("variant")
         first = group.iloc[0]
-        cells = [f"`{agent}`", _fmt(first["claimed_epsilon"]), _fmt(first["delta"]),
-                 str(first["n_runs_per_dataset"])]
+        cells = [f"`{agent}`", _fmt(first["claimed_epsilon"]), _fmt(first["delta"])]
         for v in variants:
             if v in group.index:
                 row = group.loc[v]
                 mark = "" if row["as_expected"] else " **not as expected**"
-                cells.append(f"{row['empirical_epsilon_lb']:.3g} ({row['verdict']}){mark}")
+                cells.append(f"{row['empirical_epsilon_lb']:.3g} ({row['verdict']}{mark}), "
+                             f"{row['n_runs_per_dataset']:,}")
             else:
                 cells.append("")
         lines.append("| " + " | ".join(cells) + " |")

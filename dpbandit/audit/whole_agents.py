@@ -8,8 +8,8 @@ registry (every ``dpbandit.agents.batched`` entry of ``dpbandit.agents.AGENTS``)
 Streams (``K = 2`` arms, ``d = 2``, batches of ``BATCH = 32`` rounds: ``first_batch = 32``,
 ``batch_ratio = 1``):
 
-* batch 0: 32 fixed users; batch 1: the audited user first, then 31 fixed users; the ``len(PROBES)`` probe
-  users come after batch 1's release. The fixed users and the probes are the same in every run and on both
+* batch 0: the audited user first, then 31 fixed users; the ``len(PROBES)`` probe users come after its
+  release (the first batch: no earlier release dilutes the audited one). The fixed users and the probes are the same in every run and on both
   sides (fixed environment data); only the agent's own randomness (its seed) varies over runs.
 * a fixed user: shared context ``x = e_1`` with rewards ``(+1, -1)`` (whichever arm plays it, arm 0 looks
   better along ``e_1``); per-arm features ``X[k] = e_1`` for both arms with reward ``+1`` (the same row
@@ -34,8 +34,8 @@ probability about delta, which a few thousand whole-agent runs cannot resolve; a
 Variants per agent: ``/calibrated`` (must pass), ``/noise-divided-by-4`` (every noise scale divided by 4
 after construction, claim unchanged: Gaussian multiplier / 4, selection epsilons x 4, FLIPHAT's Laplace
 multiplier / 4, DP-HDB's exponential-mechanism epsilons x 4; :func:`weaken`) and ``/user-released-twice``
-(the audited user's round counted in two batches: the audited record also replaces the first fixed user of
-batch 0, so two releases contain it). Both copies are expected to be flagged. Audit options of the agents:
+(the audited user's round counted in two batches: batch 0 is played twice, as batches 0 and 1, and the
+probes come after the second release, so two releases contain the user). Both copies are expected to be flagged. Audit options of the agents:
 ``OPTIONS`` (screening and peeling keep every coordinate, ``threshold = 0``: at d = 2 their thresholds would
 zero the audited coordinate; peeling selects both coordinates).
 """
@@ -115,7 +115,7 @@ def _agent(name: str, rng: np.random.Generator, factor: float) -> Any:
 
 
 def _streams(per_arm: bool, sign: float, twice: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Contexts and every arm's rewards of batches 0 and 1 (module docstring); audited reward sign."""
+    """Contexts and every arm's rewards of the released batches (module docstring); audited reward sign."""
     e0, e1 = np.eye(DIM)
     if per_arm:
         fixed = (np.tile(e1, (ARMS, 1)), np.ones(ARMS))
@@ -123,10 +123,8 @@ def _streams(per_arm: bool, sign: float, twice: bool) -> tuple[np.ndarray, np.nd
     else:
         fixed = (e1, np.array([1.0, -1.0]))
         audited = (10.0 * e0, np.array([10.0, -10.0]) * sign)
-    rows = [fixed] * (2 * BATCH)
-    rows[BATCH] = audited
-    if twice:
-        rows[0] = audited
+    batch = [audited] + [fixed] * (BATCH - 1)
+    rows = batch * 2 if twice else batch
     return np.stack([x for x, _ in rows]), np.stack([r for _, r in rows])
 
 
