@@ -9,8 +9,9 @@ Streams (``K = 2`` arms, ``d = 2``, batches of ``BATCH = 32`` rounds: ``first_ba
 ``batch_ratio = 1``):
 
 * batch 0: the audited user first, then 31 fixed users; the ``len(PROBES)`` probe users come after its
-  release (the first batch: no earlier release dilutes the audited one). The fixed users and the probes are the same in every run and on both
-  sides (fixed environment data); only the agent's own randomness (its seed) varies over runs.
+  release (the first batch: no earlier release dilutes the audited one). The fixed users and the probes are
+  the same in every run and on both sides (fixed environment data); only the agent's own randomness (its
+  seed) varies over runs.
 * a fixed user: shared context ``x = e_1`` with rewards ``(+1, -1)`` (whichever arm plays it, arm 0 looks
   better along ``e_1``); per-arm features ``X[k] = e_1`` for both arms with reward ``+1`` (the same row
   whichever arm is played, so the fixed data do not depend on the agent's tie-breaking).
@@ -35,9 +36,9 @@ Variants per agent: ``/calibrated`` (must pass), ``/noise-divided-by-4`` (every 
 after construction, claim unchanged: Gaussian multiplier / 4, selection epsilons x 4, FLIPHAT's Laplace
 multiplier / 4, DP-HDB's exponential-mechanism epsilons x 4; :func:`weaken`) and ``/user-released-twice``
 (the audited user's round counted in two batches: batch 0 is played twice, as batches 0 and 1, and the
-probes come after the second release, so two releases contain the user). Both copies are expected to be flagged. Audit options of the agents:
-``OPTIONS`` (screening and peeling keep every coordinate, ``threshold = 0``: at d = 2 their thresholds would
-zero the audited coordinate; peeling selects both coordinates).
+probes come after the second release, so two releases contain the user). Both copies are expected to be
+flagged. Audit options of the agents: ``OPTIONS`` (screening and peeling keep every coordinate,
+``threshold = 0``: at d = 2 their thresholds would zero the audited coordinate; peeling selects both).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The whole-agent audits (issue 24): registry coverage, the broken copies, a fast run of each case.
 
-The full cases (``python sims/privacy_audit.py --only whole-agent/``, results/privacy_audit.md) use 2,000 runs
-per side; here each case runs ``FAST_RUNS`` per side (a few seconds): every calibrated agent must pass (its lower bound
-at or below its claim), and the copies with the noise divided by 4 that 1,000 runs per side can flag must be flagged.
+The full cases (``python sims/privacy_audit.py --only whole-agent/ --merge --agent-runs 5000``,
+results/privacy_audit.md) use 5,000 runs per side; here each case runs ``FAST_RUNS`` per side (a few
+seconds): every calibrated agent must pass (its lower bound at or below its claim), and the copies with the
+noise divided by 4 that 1,000 runs per side can flag must be flagged.
 """
 
 from __future__ import annotations
