@@ -67,6 +67,10 @@ PEELING = ("tests/agents/batched/test_peeling.py", "tests/privacy/test_top_k.py"
 FLIPHAT = ("tests/agents/batched/test_fliphat.py", "tests/privacy/test_peeling.py", "tests/audit/test_fliphat_cases.py")
 DPHDB_VARIANTS = ("tests/agents/test_dphdb_variants.py", "tests/audit/test_dphdb_variant_cases.py")
 DPHDB_BATCHED = ("tests/agents/test_dphdb_batched.py", "tests/audit/test_dphdb_variant_cases.py")
+# issue 24: post-processing (fixed releases, different data), block independence, the shortfall boundary
+POSTPROCESSING = ("tests/agents/batched/test_postprocessing.py",)
+BLOCKS = ("tests/agents/batched/test_block_independence.py",)
+BOUNDARY = ("tests/privacy/test_guarantee_boundary.py",)
 
 MUTANTS: tuple[Mutant, ...] = (
     # ------------------------------------------------------------ noise samplers and regularity
@@ -131,8 +135,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "rnm-min-scale-halved",
         "dpbandit/privacy/rnm.py",
-        "return np.argmin(scores + laplace(rng, scale, scores.shape), axis=-1)",
-        "return np.argmin(scores + laplace(rng, scale / 2, scores.shape), axis=-1)",
+        "np.argmin(scores + laplace(rng, scale, scores.shape), axis=-1)",
+        "np.argmin(scores + laplace(rng, scale / 2, scores.shape), axis=-1)",
         MECHANISMS,
     ),
     Mutant(
@@ -555,5 +559,71 @@ MUTANTS: tuple[Mutant, ...] = (
         "return 4.0 * self.radius * residual_clip * self.clip / (n * self.budget.eps_s)",
         "return 4.0 * self.radius * residual_clip * self.clip / (n * 2.0 * self.budget.eps_s)",
         DPHDB_BATCHED,
+    ),
+    # ------------------------------------------------------------ issue 24: leaks of exact data, reused noise, slack
+    Mutant(
+        "issue24-release-block-noise-reused",
+        "dpbandit/privacy/release.py",
+        "        out = {}\n        for name in self.shares:\n",
+        "        out = {}\n        pool = rng.standard_normal(max(np.size(values[b]) for b in self.shares))\n"
+        "        rng = type('OneDrawForAllBlocks', (), {'standard_normal': lambda self, shape: "
+        "pool[: math.prod(shape)].reshape(shape)})()\n        for name in self.shares:\n",
+        BLOCKS,
+    ),
+    Mutant(
+        "issue24-gaussian-fit-fed-exact-counts",
+        "dpbandit/agents/batched/gaussian.py",
+        'counts = np.clip(released["counts"], 1.0, n)',
+        "counts = np.clip(self._counts, 1.0, n)",
+        POSTPROCESSING,
+    ),
+    Mutant(
+        "issue24-gaussian-clips-fed-exact-counts",
+        "dpbandit/agents/batched/gaussian.py",
+        "self.clipping.update(released, n)",
+        "self.clipping.update(values, n)",
+        POSTPROCESSING,
+    ),
+    Mutant(
+        "issue24-peeling-fit-fed-exact-second-moment",
+        "dpbandit/agents/batched/peeling.py",
+        'spread = max(float(released["second_moment"]) / self.batch_size, 0.0)',
+        "spread = max(self._second_moment / self.batch_size, 0.0)",
+        POSTPROCESSING,
+    ),
+    Mutant(
+        "issue24-ridge-fit-fed-exact-gram",
+        "dpbandit/agents/batched/ridge.py",
+        'upper[:, self._upper[0], self._upper[1]] = released["gram"]',
+        "upper[:, self._upper[0], self._upper[1]] = self._gram[:, self._upper[0], self._upper[1]]",
+        POSTPROCESSING,
+    ),
+    Mutant(
+        "issue24-screening-noise-level-from-exact-sums",
+        "dpbandit/agents/batched/screening.py",
+        "robust = MAD_SCALE * np.median(np.abs(estimate), axis=1)",
+        "robust = MAD_SCALE * np.median(np.abs(self._sums / counts[:, None]), axis=1)",
+        POSTPROCESSING,
+    ),
+    Mutant(
+        "issue24-fliphat-clips-moved-by-exact-counts",
+        "dpbandit/agents/batched/fliphat.py",
+        'self.clipping.update({"context_inside": counts[0], "reward_inside": counts[1]}, n)',
+        'self.clipping.update({"context_inside": self._inside[0], "reward_inside": self._inside[1]}, n)',
+        POSTPROCESSING,
+    ),
+    Mutant(
+        "issue24-dphdb-batched-exact-residual-quantile",
+        "dpbandit/agents/batched/frankwolfe.py",
+        "else int(self._choose(self._residual_inside, self.residual_quantile, n))",
+        "else int(np.argmin(np.abs(self._residual_inside - self.residual_quantile * n)))",
+        POSTPROCESSING,
+    ),
+    Mutant(
+        "issue24-guarantee-shortfall-5pct-slack",
+        "dpbandit/privacy/guarantee.py",
+        "return gap if gap > _REL_TOL * self.claimed_epsilon else 0.0",
+        "return gap if gap > 0.05 * self.claimed_epsilon else 0.0",
+        BOUNDARY,
     ),
 )

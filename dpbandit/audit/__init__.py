@@ -8,7 +8,9 @@
 * :mod:`.fliphat`: FLIPHAT's peeling release;
 * :mod:`.dphdb_variants`: DP-HDB's exponential-mechanism selection and the batched DP-HDB's releases;
 * :mod:`.batched_agents`: the batched agents' Gaussian release (BatchedScreening) and exponential top-k
-  selection (BatchedPeeling).
+  selection (BatchedPeeling);
+* :mod:`.whole_agents`: end-to-end joint-DP audits of every batched agent (neighbouring streams, the other
+  users' later actions).
 
 Case modules register their cases on import; :func:`load_cases` imports them.
 """
@@ -38,6 +40,7 @@ CASE_MODULES = (
     "dpbandit.audit.fliphat",
     "dpbandit.audit.dphdb_variants",
     "dpbandit.audit.batched_agents",
+    "dpbandit.audit.whole_agents",
 )
 
 __all__ = [

@@ -54,6 +54,7 @@ import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld
 
 from dpbandit import _validate as v
+from dpbandit.privacy import recording
 from dpbandit.privacy.noise import laplace
 from dpbandit.privacy.rnm import report_noisy_max, rnm_epsilon
 
@@ -103,7 +104,8 @@ def peel(rng: np.random.Generator, vector: np.ndarray, count: int, scale: float 
     """The peeling release of ``vector`` (last axis; batched): noisy top-``count`` of ``|v|``, noisy values.
 
     ``scale=None`` is the noiseless debugging path: the exact top ``count`` of ``|v|`` (lowest index first
-    among ties) with exact values.
+    among ties) with exact values. The noisy output passes through
+    :func:`dpbandit.privacy.recording.released` (recorded or replayed by the post-processing tests).
     """
     vector = np.asarray(vector, dtype=float)
     if scale is None:
@@ -115,7 +117,7 @@ def peel(rng: np.random.Generator, vector: np.ndarray, count: int, scale: float 
         values = np.take_along_axis(vector, support, axis=-1) + laplace(rng, scale, support.shape)
     out = np.zeros_like(vector)
     np.put_along_axis(out, support, values, axis=-1)
-    return out
+    return out if scale is None else recording.released("peel", out)
 
 
 def _cases(cases: Sequence[tuple[int, float]]) -> tuple[tuple[int, float], ...]:

@@ -31,7 +31,7 @@ import dp_accounting
 import numpy as np
 
 from dpbandit import _validate as v
-from dpbandit.privacy import accounting
+from dpbandit.privacy import accounting, recording
 
 __all__ = ["BlockGaussianRelease", "gaussian_multiplier"]
 
@@ -115,6 +115,9 @@ class BlockGaussianRelease:
     ) -> dict[str, np.ndarray]:
         """Return every block plus its noise (one fresh draw per coordinate, blocks in ``shares`` order).
 
+        The output passes through :func:`dpbandit.privacy.recording.released` (recorded or replayed by the
+        post-processing tests; the identity otherwise).
+
         ``values`` and ``sensitivities`` must name exactly the blocks of ``shares``: a block left out of a
         release would not change the guarantee but would signal a bookkeeping error, so it is refused.
         """
@@ -131,7 +134,7 @@ class BlockGaussianRelease:
                 raise ValueError(f"Expected finite values for block {name!r}.")
             sigma = self.sigma(name, sensitivities[name])
             out[name] = value + sigma * rng.standard_normal(value.shape) if sigma > 0 else value
-        return out
+        return recording.released("block_gaussian", out)
 
     @property
     def event(self) -> dp_accounting.DpEvent:

@@ -15,6 +15,9 @@ changes by at most ``Delta`` between neighbouring datasets:
 * Top-k by one-shot Gumbel noise (:func:`top_k_exponential`) has the law of ``k`` rounds of peeling with the
   exponential mechanism (Durfee and Rogers 2019, "Practical differentially private top-k selection with
   pay-what-you-get composition", Lemma 4.2): ``k epsilon^2 / 8``-zCDP.
+
+Every selection's output passes through :func:`dpbandit.privacy.recording.released` (recorded or replayed by
+the post-processing tests; the identity otherwise).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpbandit import _validate as v
+from dpbandit.privacy import recording
 from dpbandit.privacy.noise import laplace
 
 __all__ = ["exponential_mechanism", "report_noisy_max", "report_noisy_min", "rnm_epsilon", "top_k_exponential"]
@@ -44,14 +48,16 @@ def report_noisy_max(rng: np.random.Generator, scores: np.ndarray, scale: float)
     """
     v.rng(rng=rng)
     scores = _scores(scores)
-    return np.argmax(scores + laplace(rng, scale, scores.shape), axis=-1)
+    index = np.argmax(scores + laplace(rng, scale, scores.shape), axis=-1)
+    return recording.released("report_noisy_max", index)
 
 
 def report_noisy_min(rng: np.random.Generator, scores: np.ndarray, scale: float) -> np.ndarray:
     """Index of ``min_i (scores_i + Lap(scale))`` (the noisy LMO of 004 Algorithm 2 line 9); same guarantee."""
     v.rng(rng=rng)
     scores = _scores(scores)
-    return np.argmin(scores + laplace(rng, scale, scores.shape), axis=-1)
+    index = np.argmin(scores + laplace(rng, scale, scores.shape), axis=-1)
+    return recording.released("report_noisy_min", index)
 
 
 def rnm_epsilon(scale: float, sensitivity: float, *, monotone: bool = False) -> float:
@@ -78,7 +84,8 @@ def exponential_mechanism(
     sensitivity = v.positive(sensitivity=sensitivity)
     scores = _scores(scores)
     factor = epsilon / ((1.0 if monotone else 2.0) * sensitivity)
-    return np.argmax(factor * scores + rng.gumbel(size=scores.shape), axis=-1)
+    index = np.argmax(factor * scores + rng.gumbel(size=scores.shape), axis=-1)
+    return recording.released("exponential_mechanism", index)
 
 
 def top_k_exponential(
@@ -102,4 +109,4 @@ def top_k_exponential(
     noisy = epsilon / (2.0 * sensitivity) * scores + rng.gumbel(size=scores.shape)
     top = np.argpartition(-noisy, k - 1, axis=-1)[..., :k]
     order = np.argsort(-np.take_along_axis(noisy, top, axis=-1), axis=-1, kind="stable")
-    return np.take_along_axis(top, order, axis=-1)
+    return recording.released("top_k_exponential", np.take_along_axis(top, order, axis=-1))
