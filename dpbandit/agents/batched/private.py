@@ -1,0 +1,366 @@
+"""The recommended private agent: batched releases of per-arm moments, a pooled covariance, an intercept.
+
+Design (issue 23; docs/batched_agents.md, section "The recommended agent: ``private``"). The skeleton is that of
+the other batched agents (:mod:`~dpbandit.agents.batched.gaussian`): geometric batches, one Gaussian release per
+batch of that batch's users (parallel composition, joint DP by the billboard lemma), adaptive clips. At the end of
+a batch it releases, with ``x`` the played row clipped to ``||x||_2 <= C`` and ``b = clip(r - c, -B, B)``:
+
+* per model ``k`` (arm ``k`` in the disjoint model, one model on the chosen arm's row in the per-arm model):
+  ``moments`` ``sum x b``, ``sums`` ``sum x``, ``rewards`` ``sum b``, ``squares`` ``sum b^2``; ``counts``
+  (disjoint model, from :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent`);
+* pooled over every played row (all users in the disjoint model: the context does not depend on the action):
+  ``gram``, the upper triangle of ``sum x x^T``, when ``dim <= gram_max_dim``, else ``diag``, ``sum x * x``.
+
+Estimate [Fill]: the releases are summed over batches with weights ``w_l = n_l / (sigma_l^2 + n_l (C_l B_l)^2
+/ d)`` (``sigma_l`` the ``moments`` noise std; a plain sum gives the tiny first batches the noise of the large
+ones), after un-centring each batch's sums by its public centre ``c_l``. Per model, least squares *with an
+intercept* from covariances: ``cov_k = S_xr,k / N_k - xbar_k rbar_k``, whitened by the pooled covariance
+``Sigma = G / N - xbar xbar^T`` (full or diagonal) plus the ridge ``lambda = (2 s_G sqrt(d) + C^2) / N``
+(``s_G`` the noise std of the summed second moments: the semicircle bound of the noise matrix, as
+:mod:`~dpbandit.agents.batched.ridge`; ``2 s_D`` for the diagonal), with eigenvalues of ``Sigma`` clipped at 0.
+Coordinates whose covariance stands below ``threshold`` noise levels (privacy noise of the summed releases plus
+the sampling noise ``var(r) Sigma_jj / N_k``) are dropped (the Bonferroni default ``Phi^{-1}(1 - 1 / (2 d))`` of
+:mod:`~dpbandit.agents.batched.screening`), and the slope is solved on the kept coordinates. Arm ``k`` scores
+``rbar_k + theta_k^T (x - xbar_k)``; the intercept removes the bias the diagnosis of issue 23 found (with {0, 1}
+rewards and no intercept, ``sum x (r - c)`` over an arm's greedily selected users grows along that arm's
+selection direction). Play adds to each score a Gaussian perturbation of its standard error (intercept plus kept
+slope coordinates; Thompson sampling with a diagonal posterior, ``exploration`` times its scale): an arm the
+greedy policy starves keeps its uncertainty and is tried again. The perturbation depends on the user's own
+context, the public releases and the agent's own randomness only, so joint DP is unchanged.
+
+Reward centre and clip: with a declared ``reward_range = (low, high)`` (contract C2), ``c`` is its midpoint and
+``B`` starts at its half-width; otherwise ``c`` follows the released pooled mean reward (post-processing;
+covariances do not depend on ``c``, which only sets where the clip bites) and ``B`` starts at 1. ``B`` and
+``C`` adapt to the median as in :mod:`~dpbandit.agents.batched.clipping`.
+
+Sensitivities (replace-one user record: context(s) and reward replaced, the played arm may switch; ``||x|| <=
+C``, ``|b| <= B``). Same model ``k``: the block of ``k`` changes from ``f(x, b)`` to ``f(x', b')``; switch: the
+block of the old arm loses ``f(x, b)`` and that of the new arm gains ``f(x', b')``, so the change has l2 norm
+``sqrt(||f(x, b)||^2 + ||f(x', b')||^2)``:
+
+* ``moments``: same ``||x b - x' b'|| <= 2 C B``; switch ``sqrt(2) C B``: ``2 C B``;
+* ``sums``: same ``||x - x'|| <= 2 C``; switch ``sqrt(2) C``: ``2 C``;
+* ``rewards``: same ``|b - b'| <= 2 B``; switch ``sqrt(2) B``: ``2 B``;
+* ``squares``: same ``|b^2 - b'^2| <= B^2`` (both in ``[0, B^2]``); switch ``sqrt(2) B^2``: ``sqrt(2) B^2``;
+* ``gram`` (pooled, one row changes whatever the arm): ``sqrt(2) C^2`` (:mod:`~dpbandit.agents.batched.ridge`);
+* ``diag`` (pooled): ``x * x`` and ``x' * x'`` are non-negative with ``||x * x||_2 <= ||x||_2^2 <= C^2``, so
+  ``||x * x - x' * x'||^2 <= ||x * x||^2 + ||x' * x'||^2 <= 2 C^4``: ``sqrt(2) C^2``;
+* ``counts`` ``sqrt 2``, clipping counts 1 (:mod:`~dpbandit.agents.batched.gaussian`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from dpbandit import _validate
+from dpbandit.agents.batched.gaussian import GaussianBatchedAgent
+from dpbandit.privacy.release import gaussian_multiplier
+
+__all__ = ["PrivateAgent", "PrivateAgentPerArm"]
+
+#: Budget shares of the main blocks (of ``1 - aux_share``) [Fill; measured, docs/batched_agents.md].
+#: Floor of the Sherman-Morrison denominator ``N' - X^T D^{-1} X`` relative to ``N'`` [Fill]: the model's
+#: residual variance ratio along its mean context (``1 - 2 / pi = 0.36`` for a Gaussian half-space through 0).
+DENOMINATOR_FLOOR = 0.3
+SHARES = {
+    "gram": {"moments": 0.5, "sums": 0.1, "rewards": 0.05, "squares": 0.02, "gram": 0.33},
+    "diag": {"moments": 0.75, "sums": 0.1, "rewards": 0.05, "squares": 0.02, "diag": 0.08},
+}
+
+
+class PrivateAgent(GaussianBatchedAgent):
+    """The recommended (epsilon, delta)-JDP agent, disjoint model (module docstring).
+
+    Args:
+        n_arms, dim, rng, horizon: the Agent contract (``horizon`` or ``delta`` is required).
+        epsilon, delta: the target (``delta`` defaults to ``1 / T``).
+        reward_range: declared ``(low, high)`` of the rewards, both finite (sets the centre and first clip).
+        gram_max_dim: release a full pooled Gram up to this dimension, a diagonal above it.
+        threshold: keep slope coordinates above this many noise levels (default Bonferroni, ``Phi^{-1}(1 -
+            1 / (2 d))``).
+        exploration: scale of the Thompson perturbation of the scores (0 = greedy).
+        **kwargs: :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent` options (clipping, schedule,
+            ``aux_share``, ``noise``).
+    """
+
+    def __init__(
+        self,
+        n_arms: int,
+        dim: int,
+        *,
+        rng: np.random.Generator,
+        horizon: int | None = None,
+        reward_range: tuple[float, float] | None = None,
+        gram: bool | None = None,
+        fdr: float = 0.1,
+        exploration: float = 1.0,
+        **kwargs: Any,
+    ) -> None:
+        self.reward_range = None if reward_range is None else _reward_range(reward_range)
+        dim = _validate.integer(dim=dim, minimum=1)
+        self.fdr = _validate.probability(fdr=fdr)
+        self.exploration = _validate.nonnegative(exploration=exploration)
+        self.full_gram = self._gram_pays(n_arms, dim, horizon, kwargs) if gram is None else bool(gram)
+        self.main_blocks = dict(SHARES["gram" if self.full_gram else "diag"])
+        if self.reward_range is not None:
+            low, high = self.reward_range
+            if "reward_center" in kwargs or "initial_reward_clip" in kwargs:
+                raise ValueError("Pass either reward_range or reward_center / initial_reward_clip, not both.")
+            kwargs.update(reward_center=(low + high) / 2.0, initial_reward_clip=(high - low) / 2.0)
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, **kwargs)
+        (self._explore_rng,) = self.noise_rng.spawn(1)
+        #: Public per-model reward centres (each model's released mean reward; the declared midpoint at first).
+        self.centres = np.full(self.n_models, self.clipping.reward_center)
+        K, d = self.n_models, self.dim
+        self._upper = np.triu_indices(d) if self.full_gram else None
+        # weighted sums over batches of the un-centred releases, and their noise variances
+        self._acc = {
+            "n": np.zeros(K), "xr": np.zeros((K, d)), "x": np.zeros((K, d)), "r": np.zeros(K),
+            "rr": np.zeros(K), "b": np.zeros(K), "second": np.zeros((K, d, d) if self.full_gram else (K, d)),
+        }
+        self._noise_var = dict.fromkeys(("xr", "x", "r", "second", "n"), 0.0)
+        self._total = 0.0  # sum_l w_l n_l
+        self._total_sq = 0.0  # sum_l w_l^2 n_l: sampling variances of weighted means scale with it
+        self.intercept = np.zeros(K)  #: rbar_k - theta_k^T xbar_k
+        self._score_sd = np.zeros(K)  # std of the intercept
+        self._slope_var = np.zeros((K, d))  # variance of kept slope coordinates (0 elsewhere)
+        self._centre = np.zeros((K, d))  # xbar_k
+
+    @staticmethod
+    def _gram_pays(n_arms: int, dim: int, horizon: int | None, options: dict[str, Any]) -> bool:
+        """Public rule [Fill]: release per-model Grams when their noise is expected below their signal.
+
+        With isotropic rows of norm ``C`` a model's Gram after its ``T / K`` rounds has eigenvalues about
+        ``T C^2 / (K d)``; the noise matrix of one release has spectral norm about ``2 sqrt(d) sigma`` with
+        ``sigma = z sqrt(2) C^2 / sqrt(share)``. The Gram pays when ``T / K >= 2 sqrt(2) z d^{3/2} /
+        sqrt(share)``; ``C`` cancels, and every input (``T``, ``K``, ``d``, epsilon, delta) is public.
+        """
+        if horizon is None:
+            return False
+        if not options.get("noise", True):
+            return True
+        epsilon = _validate.positive(epsilon=options.get("epsilon", 1.0))
+        delta = options.get("delta")
+        delta = _validate.probability(delta=1.0 / max(horizon, 2) if delta is None else delta)
+        share = (1.0 - options.get("aux_share", 0.1)) * SHARES["gram"]["gram"]
+        z = gaussian_multiplier(epsilon, delta)
+        return horizon / n_arms >= 2.0 * math.sqrt(2.0) * z * dim**1.5 / math.sqrt(share)
+
+    # -- statistics ------------------------------------------------------------------------------
+    def _reset_statistics(self) -> None:
+        K, d = self.n_models, self.dim
+        self._moments, self._sums = np.zeros((K, d)), np.zeros((K, d))
+        self._rewards, self._squares = np.zeros(K), np.zeros(K)
+        self._second = np.zeros((K, d, d) if self.full_gram else (K, d))
+
+    def _accumulate(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
+        np.add.at(self._moments, models, rows * rewards[:, None])
+        np.add.at(self._sums, models, rows)
+        np.add.at(self._rewards, models, rewards)
+        np.add.at(self._squares, models, rewards**2)
+        if self.full_gram:
+            for k in np.unique(models):
+                mine = rows[models == k]
+                self._second[k] += mine.T @ mine
+        else:
+            np.add.at(self._second, models, rows * rows)
+
+    def _statistics(self) -> dict[str, np.ndarray]:
+        second = self._second[:, self._upper[0], self._upper[1]] if self.full_gram else self._second
+        return {
+            "moments": self._moments, "sums": self._sums, "rewards": self._rewards, "squares": self._squares,
+            ("gram" if self.full_gram else "diag"): second,
+        }
+
+    def _main_sensitivities(self) -> dict[str, float]:
+        C, B = self.clipping.context_clip, self.clipping.reward_clip
+        return {
+            "moments": 2.0 * C * B, "sums": 2.0 * C, "rewards": 2.0 * B, "squares": math.sqrt(2.0) * B**2,
+            ("gram" if self.full_gram else "diag"): math.sqrt(2.0) * C**2,
+        }
+
+    def _end_batch(self) -> None:
+        """Release and refit; a declared reward range keeps the reward clip at its half-width (nothing is
+        clipped, so the sums are exact functions of the rewards)."""
+        super()._end_batch()
+        if self.reward_range is not None:
+            self.clipping.reward_clip = (self.reward_range[1] - self.reward_range[0]) / 2.0
+
+    def _observe(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
+        """Rewards enter the clip centred at their model's centre: ``clip(r - c_k, -B, B)``."""
+        super()._observe(rows, models, rewards - (self.centres[models] - self.clipping.reward_center))
+
+    # -- estimate --------------------------------------------------------------------------------
+    def _sigmas(self) -> dict[str, float]:
+        if not self.noise:
+            return dict.fromkeys(("xr", "x", "r", "second", "n"), 0.0)
+        sens = self._main_sensitivities()
+        second = "gram" if self.full_gram else "diag"
+        return {
+            "xr": self.release.sigma("moments", sens["moments"]), "x": self.release.sigma("sums", sens["sums"]),
+            "r": self.release.sigma("rewards", sens["rewards"]), "second": self.release.sigma(second, sens[second]),
+            "n": self.release.sigma("counts", math.sqrt(2.0)) if self.n_models > 1 else 0.0,
+        }
+
+    def _fit(self, released: dict[str, np.ndarray], counts: np.ndarray) -> None:
+        n, c = self.batch_size, self.centres
+        C, B = self.clipping.context_clip, self.clipping.reward_clip
+        sig = self._sigmas()
+        w = n / (sig["xr"] ** 2 + n * (C * B) ** 2 / self.dim)
+        second = released["gram" if self.full_gram else "diag"]
+        if self.full_gram:
+            full = np.zeros((self.n_models, self.dim, self.dim))
+            full[:, self._upper[0], self._upper[1]] = second
+            second = full + np.triu(full, 1).transpose(0, 2, 1)
+        acc = self._acc
+        acc["n"] += w * counts
+        acc["x"] += w * released["sums"]
+        acc["xr"] += w * (released["moments"] + c[:, None] * released["sums"])  # un-centred: sum x r
+        acc["r"] += w * (released["rewards"] + c * counts)
+        acc["b"] += w * released["rewards"]
+        acc["rr"] += w * released["squares"]
+        acc["second"] += w * second
+        for key in self._noise_var:
+            self._noise_var[key] += (w * sig[key]) ** 2
+        self._total += w * n
+        self._total_sq += w**2 * n
+        self._estimate()
+
+    def _estimate(self) -> None:
+        """Ridge least squares with an intercept per model from the summed releases (module docstring).
+
+        In weighted sums over model ``k``'s rounds, rewards centred at ``c``: counts ``N``, ``X = sum x``,
+        ``R = sum b``, ``G = sum x b``, second moments ``S``. The slope solves ``(S + lambda I - X X^T / N')
+        theta = G - X R / N'`` (``N' = N + lambda_0``; the Schur complement of the intercept in least squares on
+        ``(1, x)``), on the coordinates kept by the screen; the intercept is ``c + (R - X^T theta) / N'``.
+        ``S`` is the full Gram, or its diagonal (then the rank-one term is handled by Sherman-Morrison).
+        """
+        acc, nv, d = self._acc, self._noise_var, self.dim
+        C = self.clipping.context_clip
+        rho = self._total_sq / self._total  # sampling variance of a weighted sum per unit of weighted count
+        N = np.maximum(acc["n"], 0.0)
+        X = acc["x"]
+        R, G = acc["r"], acc["xr"]
+        Nr = N + 2.0 * math.sqrt(nv["n"]) + rho  # intercept ridge: count noise plus one round
+        spread = 2.0 * math.sqrt((d if self.full_gram else 1) * nv["second"])  # noise norm of S (semicircle)
+        lam = spread + rho * C**2  # slope ridge: the noise of S plus ridge 1 in units of C
+        mean_b = R / Nr
+        var_r = np.maximum(acc["rr"] / Nr - (acc["b"] / Nr) ** 2, 0.0)
+        theta = np.zeros((self.n_models, d))
+        sd = np.zeros((self.n_models, d))
+        for k in range(self.n_models):
+            second = acc["second"][k]
+            diag = np.maximum(np.diagonal(second) if self.full_gram else second, 0.0)
+            centred = np.maximum(diag - X[k] ** 2 / Nr[k], 0.0) + lam
+            target = G[k] - X[k] * mean_b[k]
+            # released noise of G - X mean (the sums were un-centred at about the mean) and sampling noise
+            noise = nv["xr"] + (mean_b[k] - self.centres[k]) ** 2 * nv["x"] + var_r[k] * rho * diag
+            sd[k] = np.sqrt(noise) / centred
+            if self.full_gram:  # small d: ridge on every coordinate
+                theta[k] = self._solve(second, lam, X[k], Nr[k], target, np.arange(d))
+                continue
+            support = np.flatnonzero(self._discoveries(target / np.sqrt(noise)))
+            for final in (False, True):
+                if support.size == 0:
+                    break
+                slope = self._solve(second, lam, X[k], Nr[k], target, support)
+                if final:
+                    theta[k, support] = slope
+                else:  # keep the screened coordinates whose joint slope stands above the noise
+                    support = support[self._discoveries(slope / sd[k, support], d)]
+        self.theta = theta
+        self._centre = X / Nr[:, None]
+        self._slope_var = sd**2
+        self._score_sd = np.sqrt(var_r * rho / Nr + nv["r"] / Nr**2)
+        self.intercept = self._shrink((R - np.einsum("kd,kd->k", theta, X)) / Nr, self._score_sd**2)
+        centres = self.intercept + np.einsum("kd,kd->k", theta, self._centre)  # each model's mean reward
+        if self.reward_range is None:  # a declared range keeps its midpoint (no clipping there)
+            self.centres = centres
+
+    def _discoveries(self, z: np.ndarray, tests: int | None = None) -> np.ndarray:
+        """Benjamini-Hochberg at level ``fdr`` on two-sided normal p-values of ``z`` (``tests`` hypotheses,
+        default ``z.size``): the coordinates kept."""
+        p = 2.0 * stats.norm.sf(np.abs(z))
+        m = z.size if tests is None else tests
+        order = np.argsort(p, kind="stable")
+        passed = np.flatnonzero(p[order] <= self.fdr * np.arange(1, z.size + 1) / m)
+        keep = np.zeros(z.size, dtype=bool)
+        if passed.size:
+            keep[order[: passed[-1] + 1]] = True
+        return keep
+
+    @staticmethod
+    def _shrink(intercept: np.ndarray, variance: np.ndarray) -> np.ndarray:
+        """Intercepts shrunk towards their precision-weighted mean by an empirical-Bayes factor ``tau^2 / (tau^2 +
+        v_k)`` (``tau^2``: their spread beyond the noise ``v_k``, method of moments) [Fill]: a noisy intercept of a
+        little-played arm otherwise decides greedy play for every user and starves the other arms."""
+        if intercept.size < 2:
+            return intercept
+        precision = 1.0 / np.maximum(variance, 1e-300)
+        centre = float(np.sum(precision * intercept) / np.sum(precision))
+        tau2 = max(float(np.mean((intercept - centre) ** 2 - variance)), 0.0)
+        return centre + (intercept - centre) * tau2 / (tau2 + variance)
+
+    def _solve(
+        self, second: np.ndarray, lam: float, X: np.ndarray, Nr: float, target: np.ndarray, support: np.ndarray
+    ) -> np.ndarray:
+        """``(S + lam I - X X^T / Nr)^{-1} target`` on ``support``; eigenvalues floored at ``lam``."""
+        x, t = X[support], target[support]
+        if self.full_gram:
+            matrix = second[np.ix_(support, support)] - np.outer(x, x) / Nr
+            values, vectors = np.linalg.eigh(matrix)
+            return vectors @ ((vectors.T @ t) / (np.maximum(values, 0.0) + lam))
+        diag = np.maximum(second[support], 0.0) + lam
+        a, b = t / diag, x / diag
+        return a + b * (x @ a) / max(Nr - x @ b, DENOMINATOR_FLOOR * Nr)
+
+    # -- play ------------------------------------------------------------------------------------
+    def scores(self, observations: np.ndarray) -> np.ndarray:
+        """Intercept plus slope, perturbed by ``exploration`` standard errors (one draw per round and arm)."""
+        mean = super().scores(observations)
+        if self.observation_model == "shared":
+            mean = mean + self.intercept
+        if self.exploration == 0.0 or self.batch == 0:
+            return mean
+        m = observations.shape[0]
+        kept = np.flatnonzero(self._slope_var.any(axis=0))
+        var = np.broadcast_to(self._score_sd**2 if self.observation_model == "shared" else 0.0, (m, self.n_arms))
+        if kept.size:
+            if self.observation_model == "shared":
+                X = observations[:, kept]
+                sv, xc = self._slope_var[:, kept], self._centre[:, kept]
+                var = var + (X**2) @ sv.T - 2.0 * X @ (sv * xc).T + np.einsum("kd,kd->k", sv, xc**2)
+            else:
+                diff = observations[:, :, kept] - self._centre[0, kept]
+                var = var + diff**2 @ self._slope_var[0, kept]
+        noise = self._explore_rng.standard_normal((m, self.n_arms))
+        return mean + self.exploration * np.sqrt(np.maximum(var, 0.0)) * noise
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """Identifying hyper-parameters."""
+        return {
+            **super().params, "reward_range": self.reward_range, "gram": self.full_gram,
+            "fdr": self.fdr, "exploration": self.exploration,
+        }
+
+
+class PrivateAgentPerArm(PrivateAgent):
+    """:class:`PrivateAgent` for per-arm features ``X_t`` of shape ``(n_arms, dim)`` and one shared parameter."""
+
+    observation_model = "per_arm"
+
+
+def _reward_range(reward_range: Any) -> tuple[float, float]:
+    """Validate a declared ``(low, high)`` with finite ``low < high``."""
+    try:
+        low, high = (float(v) for v in reward_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"Expected reward_range=(low, high), got reward_range={reward_range!r}.") from None
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise ValueError(f"Expected finite reward_range=(low, high) with low < high, got {reward_range!r}.")
+    return low, high
