@@ -97,7 +97,8 @@ class PrivateAgent(GaussianBatchedAgent):
         reward_range: tuple[float, float] | None = None,
         gram: bool | None = None,
         fdr: float = 0.1,
-        exploration: float = 1.0,
+        intercept: bool | None = None,
+        exploration: float = 0.0,
         **kwargs: Any,
     ) -> None:
         self.reward_range = None if reward_range is None else _reward_range(reward_range)
@@ -105,7 +106,14 @@ class PrivateAgent(GaussianBatchedAgent):
         self.fdr = _validate.probability(fdr=fdr)
         self.exploration = _validate.nonnegative(exploration=exploration)
         self.full_gram = self._gram_pays(n_arms, dim, horizon, kwargs) if gram is None else bool(gram)
-        self.main_blocks = dict(SHARES["gram" if self.full_gram else "diag"])
+        #: Fit a per-model intercept (default: when the rewards have a declared range; without one the
+        #: Gaussian-noise default is a linear model through the origin, and the budget of the ``sums`` and
+        #: ``rewards`` blocks goes to ``moments``).
+        self.with_intercept = self.reward_range is not None if intercept is None else bool(intercept)
+        shares = dict(SHARES["gram" if self.full_gram else "diag"])
+        if not self.with_intercept:
+            shares["moments"] += shares.pop("sums") + shares.pop("rewards")
+        self.main_blocks = shares
         if self.reward_range is not None:
             low, high = self.reward_range
             if "reward_center" in kwargs or "initial_reward_clip" in kwargs:
@@ -120,7 +128,7 @@ class PrivateAgent(GaussianBatchedAgent):
         # weighted sums over batches of the un-centred releases, and their noise variances
         self._acc = {
             "n": np.zeros(K), "xr": np.zeros((K, d)), "x": np.zeros((K, d)), "r": np.zeros(K),
-            "rr": np.zeros(K), "b": np.zeros(K), "second": np.zeros((K, d, d) if self.full_gram else (K, d)),
+            "rr": np.zeros(K), "b": np.zeros(K), "second": np.zeros((K, d, d) if self.full_gram else d),
         }
         self._noise_var = dict.fromkeys(("xr", "x", "r", "second", "n"), 0.0)
         self._total = 0.0  # sum_l w_l n_l
@@ -155,7 +163,7 @@ class PrivateAgent(GaussianBatchedAgent):
         K, d = self.n_models, self.dim
         self._moments, self._sums = np.zeros((K, d)), np.zeros((K, d))
         self._rewards, self._squares = np.zeros(K), np.zeros(K)
-        self._second = np.zeros((K, d, d) if self.full_gram else (K, d))
+        self._second = np.zeros((K, d, d) if self.full_gram else d)
 
     def _accumulate(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
         np.add.at(self._moments, models, rows * rewards[:, None])
@@ -167,21 +175,23 @@ class PrivateAgent(GaussianBatchedAgent):
                 mine = rows[models == k]
                 self._second[k] += mine.T @ mine
         else:
-            np.add.at(self._second, models, rows * rows)
+            self._second += np.einsum("ij,ij->j", rows, rows)
 
     def _statistics(self) -> dict[str, np.ndarray]:
         second = self._second[:, self._upper[0], self._upper[1]] if self.full_gram else self._second
-        return {
+        values = {
             "moments": self._moments, "sums": self._sums, "rewards": self._rewards, "squares": self._squares,
             ("gram" if self.full_gram else "diag"): second,
         }
+        return {name: values[name] for name in self.main_blocks}
 
     def _main_sensitivities(self) -> dict[str, float]:
         C, B = self.clipping.context_clip, self.clipping.reward_clip
-        return {
+        values = {
             "moments": 2.0 * C * B, "sums": 2.0 * C, "rewards": 2.0 * B, "squares": math.sqrt(2.0) * B**2,
             ("gram" if self.full_gram else "diag"): math.sqrt(2.0) * C**2,
         }
+        return {name: values[name] for name in self.main_blocks}
 
     def _end_batch(self) -> None:
         """Release and refit; a declared reward range keeps the reward clip at its half-width (nothing is
@@ -201,8 +211,9 @@ class PrivateAgent(GaussianBatchedAgent):
         sens = self._main_sensitivities()
         second = "gram" if self.full_gram else "diag"
         return {
-            "xr": self.release.sigma("moments", sens["moments"]), "x": self.release.sigma("sums", sens["sums"]),
-            "r": self.release.sigma("rewards", sens["rewards"]), "second": self.release.sigma(second, sens[second]),
+            "xr": self.release.sigma("moments", sens["moments"]), "second": self.release.sigma(second, sens[second]),
+            "x": self.release.sigma("sums", sens["sums"]) if self.with_intercept else 0.0,
+            "r": self.release.sigma("rewards", sens["rewards"]) if self.with_intercept else 0.0,
             "n": self.release.sigma("counts", math.sqrt(2.0)) if self.n_models > 1 else 0.0,
         }
 
@@ -218,10 +229,13 @@ class PrivateAgent(GaussianBatchedAgent):
             second = full + np.triu(full, 1).transpose(0, 2, 1)
         acc = self._acc
         acc["n"] += w * counts
-        acc["x"] += w * released["sums"]
-        acc["xr"] += w * (released["moments"] + c[:, None] * released["sums"])  # un-centred: sum x r
-        acc["r"] += w * (released["rewards"] + c * counts)
-        acc["b"] += w * released["rewards"]
+        if self.with_intercept:  # un-centred: sum x r, sum r
+            acc["x"] += w * released["sums"]
+            acc["xr"] += w * (released["moments"] + c[:, None] * released["sums"])
+            acc["r"] += w * (released["rewards"] + c * counts)
+            acc["b"] += w * released["rewards"]
+        else:  # a line through the origin fitted to the centred rewards
+            acc["xr"] += w * released["moments"]
         acc["rr"] += w * released["squares"]
         acc["second"] += w * second
         for key in self._noise_var:
@@ -246,14 +260,17 @@ class PrivateAgent(GaussianBatchedAgent):
         X = acc["x"]
         R, G = acc["r"], acc["xr"]
         Nr = N + 2.0 * math.sqrt(nv["n"]) + rho  # intercept ridge: count noise plus one round
-        spread = 2.0 * math.sqrt((d if self.full_gram else 1) * nv["second"])  # noise norm of S (semicircle)
-        lam = spread + rho * C**2  # slope ridge: the noise of S plus ridge 1 in units of C
+        if self.full_gram:  # per-model Grams: ridge = their noise's spectral norm (semicircle) + 1 in units of C
+            lam = 2.0 * math.sqrt(d * nv["second"]) + rho * C**2
+        else:  # pooled diagonal per unit weight, floored at twice its noise
+            pooled = np.maximum(acc["second"], 2.0 * math.sqrt(nv["second"])) / self._total
+            lam = rho * C**2
         mean_b = R / Nr
         var_r = np.maximum(acc["rr"] / Nr - (acc["b"] / Nr) ** 2, 0.0)
         theta = np.zeros((self.n_models, d))
         sd = np.zeros((self.n_models, d))
         for k in range(self.n_models):
-            second = acc["second"][k]
+            second = acc["second"][k] if self.full_gram else N[k] * pooled
             diag = np.maximum(np.diagonal(second) if self.full_gram else second, 0.0)
             centred = np.maximum(diag - X[k] ** 2 / Nr[k], 0.0) + lam
             target = G[k] - X[k] * mean_b[k]
@@ -276,6 +293,8 @@ class PrivateAgent(GaussianBatchedAgent):
         self._centre = X / Nr[:, None]
         self._slope_var = sd**2
         self._score_sd = np.sqrt(var_r * rho / Nr + nv["r"] / Nr**2)
+        if not self.with_intercept:
+            return
         self.intercept = self._shrink((R - np.einsum("kd,kd->k", theta, X)) / Nr, self._score_sd**2)
         centres = self.intercept + np.einsum("kd,kd->k", theta, self._centre)  # each model's mean reward
         if self.reward_range is None:  # a declared range keeps its midpoint (no clipping there)
