@@ -96,7 +96,7 @@ class PrivateAgent(GaussianBatchedAgent):
         horizon: int | None = None,
         reward_range: tuple[float, float] | None = None,
         gram: bool | None = None,
-        fdr: float = 0.1,
+        fdr: float = 0.2,
         intercept: bool | None = None,
         exploration: float = 0.0,
         **kwargs: Any,
