@@ -69,6 +69,7 @@ DENOMINATOR_FLOOR = 0.3
 SHARES = {
     "gram": {"moments": 0.5, "sums": 0.1, "rewards": 0.05, "squares": 0.02, "gram": 0.33},
     "diag": {"moments": 0.75, "sums": 0.1, "rewards": 0.05, "squares": 0.02, "diag": 0.08},
+    "none": {"moments": 0.83, "sums": 0.1, "rewards": 0.05, "squares": 0.02},
 }
 
 
@@ -95,7 +96,7 @@ class PrivateAgent(GaussianBatchedAgent):
         rng: np.random.Generator,
         horizon: int | None = None,
         reward_range: tuple[float, float] | None = None,
-        gram: bool | None = None,
+        second_moments: str | None = None,
         fdr: float = 0.2,
         intercept: bool | None = None,
         exploration: float = 0.0,
@@ -105,14 +106,18 @@ class PrivateAgent(GaussianBatchedAgent):
         dim = _validate.integer(dim=dim, minimum=1)
         self.fdr = _validate.probability(fdr=fdr)
         self.exploration = _validate.nonnegative(exploration=exploration)
-        self.full_gram = self._gram_pays(n_arms, dim, horizon, kwargs) if gram is None else bool(gram)
+        if second_moments is None:
+            second_moments = self._second_moments(n_arms, dim, horizon, kwargs)
+        #: ``"gram"`` (per-model Grams), ``"diag"`` (pooled diagonal) or ``"none"`` (isotropic scale ``C^2 / d``).
+        self.second_moments = _validate.one_of(tuple(SHARES), second_moments=second_moments)
+        self.full_gram = self.second_moments == "gram"
         #: Fit a per-model intercept (default: when the rewards have a declared range; without one the
         #: Gaussian-noise default is a linear model through the origin, and the budget of the ``sums`` and
         #: ``rewards`` blocks goes to ``moments``).
         self.with_intercept = self.reward_range is not None if intercept is None else bool(intercept)
-        shares = dict(SHARES["gram" if self.full_gram else "diag"])
+        shares = dict(SHARES[self.second_moments])
         if not self.with_intercept:
-            shares["moments"] += shares.pop("sums") + shares.pop("rewards")
+            shares["moments"] += shares.pop("sums")
         self.main_blocks = shares
         if self.reward_range is not None:
             low, high = self.reward_range
@@ -132,6 +137,7 @@ class PrivateAgent(GaussianBatchedAgent):
         }
         self._noise_var = dict.fromkeys(("xr", "x", "r", "second", "n"), 0.0)
         self._total = 0.0  # sum_l w_l n_l
+        self._scale = 0.0  # sum_l w_l n_l C_l^2 / d: the isotropic second moment ("none")
         self._total_sq = 0.0  # sum_l w_l^2 n_l: sampling variances of weighted means scale with it
         self.intercept = np.zeros(K)  #: rbar_k - theta_k^T xbar_k
         self._score_sd = np.zeros(K)  # std of the intercept
@@ -139,49 +145,56 @@ class PrivateAgent(GaussianBatchedAgent):
         self._centre = np.zeros((K, d))  # xbar_k
 
     @staticmethod
-    def _gram_pays(n_arms: int, dim: int, horizon: int | None, options: dict[str, Any]) -> bool:
-        """Public rule [Fill]: release per-model Grams when their noise is expected below their signal.
+    def _second_moments(n_arms: int, dim: int, horizon: int | None, options: dict[str, Any]) -> str:
+        """Public rule [Fill]: release the second moments whose noise is expected below their signal.
 
-        With isotropic rows of norm ``C`` a model's Gram after its ``T / K`` rounds has eigenvalues about
-        ``T C^2 / (K d)``; the noise matrix of one release has spectral norm about ``2 sqrt(d) sigma`` with
-        ``sigma = z sqrt(2) C^2 / sqrt(share)``. The Gram pays when ``T / K >= 2 sqrt(2) z d^{3/2} /
-        sqrt(share)``; ``C`` cancels, and every input (``T``, ``K``, ``d``, epsilon, delta) is public.
+        With isotropic rows of norm ``C``, after ``T`` rounds a model's Gram has eigenvalues about ``T C^2 /
+        (K d)`` and the pooled diagonal entries about ``T C^2 / d``; one release's noise has std ``sigma = z
+        sqrt(2) C^2 / sqrt(share)`` per entry and spectral norm about ``2 sqrt(d) sigma`` for a matrix. Grams
+        pay when ``T / K >= 2 sqrt(2) z d^{3/2} / sqrt(share)``, the diagonal when ``T >= 2 sqrt(2) z d /
+        sqrt(share)``; else ``"none"``. ``C`` cancels; every input (``T``, ``K``, ``d``, epsilon, delta) is
+        public. With noise off, Grams.
         """
-        if horizon is None:
-            return False
         if not options.get("noise", True):
-            return True
+            return "gram"
+        if horizon is None:
+            return "none"
         epsilon = _validate.positive(epsilon=options.get("epsilon", 1.0))
         delta = options.get("delta")
         delta = _validate.probability(delta=1.0 / max(horizon, 2) if delta is None else delta)
-        share = (1.0 - options.get("aux_share", 0.1)) * SHARES["gram"]["gram"]
-        z = gaussian_multiplier(epsilon, delta)
-        return horizon / n_arms >= 2.0 * math.sqrt(2.0) * z * dim**1.5 / math.sqrt(share)
+        z = 2.0 * math.sqrt(2.0) * gaussian_multiplier(epsilon, delta)
+        free = 1.0 - options.get("aux_share", 0.1)
+        if horizon / n_arms >= z * dim**1.5 / math.sqrt(free * SHARES["gram"]["gram"]):
+            return "gram"
+        if horizon >= z * dim / math.sqrt(free * SHARES["diag"]["diag"]):
+            return "diag"
+        return "none"
 
     # -- statistics ------------------------------------------------------------------------------
     def _reset_statistics(self) -> None:
         K, d = self.n_models, self.dim
         self._moments, self._sums = np.zeros((K, d)), np.zeros((K, d))
         self._rewards, self._squares = np.zeros(K), np.zeros(K)
-        self._second = np.zeros((K, d, d) if self.full_gram else d)
+        self._second = np.zeros((K, d, d) if self.full_gram else d if self.second_moments == "diag" else 0)
 
     def _accumulate(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
-        np.add.at(self._moments, models, rows * rewards[:, None])
-        np.add.at(self._sums, models, rows)
-        np.add.at(self._rewards, models, rewards)
-        np.add.at(self._squares, models, rewards**2)
-        if self.full_gram:
+        onehot = (models[None, :] == np.arange(self.n_models)[:, None]).astype(float)  # (K, m)
+        self._moments += onehot @ (rows * rewards[:, None])
+        self._sums += onehot @ rows
+        self._rewards += onehot @ rewards
+        self._squares += onehot @ rewards**2
+        if self.second_moments == "diag":
+            self._second += np.einsum("ij,ij->j", rows, rows)
+        elif self.full_gram:
             for k in np.unique(models):
                 mine = rows[models == k]
                 self._second[k] += mine.T @ mine
-        else:
-            self._second += np.einsum("ij,ij->j", rows, rows)
 
     def _statistics(self) -> dict[str, np.ndarray]:
         second = self._second[:, self._upper[0], self._upper[1]] if self.full_gram else self._second
         values = {
             "moments": self._moments, "sums": self._sums, "rewards": self._rewards, "squares": self._squares,
-            ("gram" if self.full_gram else "diag"): second,
+            self.second_moments: second,
         }
         return {name: values[name] for name in self.main_blocks}
 
@@ -189,7 +202,7 @@ class PrivateAgent(GaussianBatchedAgent):
         C, B = self.clipping.context_clip, self.clipping.reward_clip
         values = {
             "moments": 2.0 * C * B, "sums": 2.0 * C, "rewards": 2.0 * B, "squares": math.sqrt(2.0) * B**2,
-            ("gram" if self.full_gram else "diag"): math.sqrt(2.0) * C**2,
+            self.second_moments: math.sqrt(2.0) * C**2,
         }
         return {name: values[name] for name in self.main_blocks}
 
@@ -209,11 +222,12 @@ class PrivateAgent(GaussianBatchedAgent):
         if not self.noise:
             return dict.fromkeys(("xr", "x", "r", "second", "n"), 0.0)
         sens = self._main_sensitivities()
-        second = "gram" if self.full_gram else "diag"
+        second = self.second_moments
         return {
-            "xr": self.release.sigma("moments", sens["moments"]), "second": self.release.sigma(second, sens[second]),
+            "xr": self.release.sigma("moments", sens["moments"]),
+            "second": self.release.sigma(second, sens[second]) if second in sens else 0.0,
             "x": self.release.sigma("sums", sens["sums"]) if self.with_intercept else 0.0,
-            "r": self.release.sigma("rewards", sens["rewards"]) if self.with_intercept else 0.0,
+            "r": self.release.sigma("rewards", sens["rewards"]),
             "n": self.release.sigma("counts", math.sqrt(2.0)) if self.n_models > 1 else 0.0,
         }
 
@@ -222,7 +236,7 @@ class PrivateAgent(GaussianBatchedAgent):
         C, B = self.clipping.context_clip, self.clipping.reward_clip
         sig = self._sigmas()
         w = n / (sig["xr"] ** 2 + n * (C * B) ** 2 / self.dim)
-        second = released["gram" if self.full_gram else "diag"]
+        second = released.get(self.second_moments, 0.0)
         if self.full_gram:
             full = np.zeros((self.n_models, self.dim, self.dim))
             full[:, self._upper[0], self._upper[1]] = second
@@ -234,10 +248,13 @@ class PrivateAgent(GaussianBatchedAgent):
             acc["xr"] += w * (released["moments"] + c[:, None] * released["sums"])
             acc["r"] += w * (released["rewards"] + c * counts)
             acc["b"] += w * released["rewards"]
-        else:  # a line through the origin fitted to the centred rewards
+        else:  # a line through the origin fitted to the rewards centred at each model's mean
             acc["xr"] += w * released["moments"]
+            acc["r"] += w * (released["rewards"] + c * counts)
+            acc["b"] += w * released["rewards"]
         acc["rr"] += w * released["squares"]
         acc["second"] += w * second
+        self._scale += w * n * C**2 / self.dim
         for key in self._noise_var:
             self._noise_var[key] += (w * sig[key]) ** 2
         self._total += w * n
@@ -263,7 +280,9 @@ class PrivateAgent(GaussianBatchedAgent):
         if self.full_gram:  # per-model Grams: ridge = their noise's spectral norm (semicircle) + 1 in units of C
             lam = 2.0 * math.sqrt(d * nv["second"]) + rho * C**2
         else:  # pooled diagonal per unit weight, floored at twice its noise
-            pooled = np.maximum(acc["second"], 2.0 * math.sqrt(nv["second"])) / self._total
+            floor = 2.0 * math.sqrt(nv["second"])
+            second = acc["second"] if self.second_moments == "diag" else self._scale
+            pooled = np.broadcast_to(np.maximum(second, floor) / self._total, (d,))
             lam = rho * C**2
         mean_b = R / Nr
         var_r = np.maximum(acc["rr"] / Nr - (acc["b"] / Nr) ** 2, 0.0)
@@ -294,6 +313,7 @@ class PrivateAgent(GaussianBatchedAgent):
         self._slope_var = sd**2
         self._score_sd = np.sqrt(var_r * rho / Nr + nv["r"] / Nr**2)
         if not self.with_intercept:
+            self.centres = acc["r"] / Nr
             return
         self.intercept = self._shrink((R - np.einsum("kd,kd->k", theta, X)) / Nr, self._score_sd**2)
         centres = self.intercept + np.einsum("kd,kd->k", theta, self._centre)  # each model's mean reward
@@ -363,7 +383,7 @@ class PrivateAgent(GaussianBatchedAgent):
     def params(self) -> dict[str, Any]:
         """Identifying hyper-parameters."""
         return {
-            **super().params, "reward_range": self.reward_range, "gram": self.full_gram,
+            **super().params, "reward_range": self.reward_range, "second_moments": self.second_moments,
             "fdr": self.fdr, "exploration": self.exploration,
         }
 
