@@ -201,7 +201,7 @@ class PrivateAgent(GaussianBatchedAgent):
     def _main_sensitivities(self) -> dict[str, float]:
         C, B = self.clipping.context_clip, self.clipping.reward_clip
         values = {
-            "moments": 2.0 * C * B, "sums": 2.0 * C, "rewards": 2.0 * B, "squares": math.sqrt(2.0) * B**2,
+            "moments": 2.0 * C * B, "sums": 2.0 * C, "rewards": 2.0 * B, "squares": (math.sqrt(2.0) if self.n_models > 1 else 1.0) * B**2,
             self.second_moments: math.sqrt(2.0) * C**2,
         }
         return {name: values[name] for name in self.main_blocks}
@@ -215,6 +215,8 @@ class PrivateAgent(GaussianBatchedAgent):
 
     def _observe(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
         """Rewards enter the clip centred at their model's centre: ``clip(r - c_k, -B, B)``."""
+        if self.reward_range is not None and np.any((rewards < self.reward_range[0]) | (rewards > self.reward_range[1])):
+            raise ValueError(f"Expected rewards within the declared reward_range={self.reward_range}.")
         super()._observe(rows, models, rewards - (self.centres[models] - self.clipping.reward_center))
 
     # -- estimate --------------------------------------------------------------------------------
