@@ -66,6 +66,8 @@ __all__ = ["PrivateAgent", "PrivateAgentPerArm"]
 #: Floor of the Sherman-Morrison denominator ``N' - X^T D^{-1} X`` relative to ``N'`` [Fill]: the model's
 #: residual variance ratio along its mean context (``1 - 2 / pi = 0.36`` for a Gaussian half-space through 0).
 DENOMINATOR_FLOOR = 0.3
+#: Largest ``K d^2`` for which per-model Grams are kept (2^24 floats, 128 MB) [Fill].
+GRAM_MAX_ENTRIES = 2**24
 SHARES = {
     "gram": {"moments": 0.5, "sums": 0.1, "rewards": 0.05, "squares": 0.02, "gram": 0.33},
     "diag": {"moments": 0.75, "sums": 0.1, "rewards": 0.05, "squares": 0.02, "diag": 0.08},
@@ -153,10 +155,11 @@ class PrivateAgent(GaussianBatchedAgent):
         sqrt(2) C^2 / sqrt(share)`` per entry and spectral norm about ``2 sqrt(d) sigma`` for a matrix. Grams
         pay when ``T / K >= 2 sqrt(2) z d^{3/2} / sqrt(share)``, the diagonal when ``T >= 2 sqrt(2) z d /
         sqrt(share)``; else ``"none"``. ``C`` cancels; every input (``T``, ``K``, ``d``, epsilon, delta) is
-        public. With noise off, Grams.
+        public. With noise off, Grams. Grams only while ``K d^2 <= GRAM_MAX_ENTRIES`` (memory).
         """
+        fits = n_arms * dim**2 <= GRAM_MAX_ENTRIES  # K Grams in memory
         if not options.get("noise", True):
-            return "gram"
+            return "gram" if fits else "diag"
         if horizon is None:
             return "none"
         epsilon = _validate.positive(epsilon=options.get("epsilon", 1.0))
@@ -164,7 +167,7 @@ class PrivateAgent(GaussianBatchedAgent):
         delta = _validate.probability(delta=1.0 / max(horizon, 2) if delta is None else delta)
         z = 2.0 * math.sqrt(2.0) * gaussian_multiplier(epsilon, delta)
         free = 1.0 - options.get("aux_share", 0.1)
-        if horizon / n_arms >= z * dim**1.5 / math.sqrt(free * SHARES["gram"]["gram"]):
+        if fits and horizon / n_arms >= z * dim**1.5 / math.sqrt(free * SHARES["gram"]["gram"]):
             return "gram"
         if horizon >= z * dim / math.sqrt(free * SHARES["diag"]["diag"]):
             return "diag"

@@ -150,7 +150,7 @@ def test_act_update_equals_play_block_and_same_seed_same_numbers(cls, env_id, op
     T = 1_500
     block = rounds(env_id, T)
     K, d = block.rewards.shape[1], block.observations.shape[-1]
-    make = functools.partial(cls, K, d, horizon=T, first_batch=8, epsilon=10.0, **options)
+    make = functools.partial(cls, K, d, horizon=T, first_batch=8, epsilon=10.0, delta=1e-4, **options)
     a, b, c = (make(rng=np.random.default_rng(9)) for _ in range(3))
     stepped = []
     for obs, rew in zip(block.observations, block.rewards):
@@ -184,11 +184,12 @@ def test_learns_at_epsilon_one_with_its_defaults() -> None:
 
 def test_second_moment_rule_and_registry() -> None:
     rng = np.random.default_rng(0)
-    assert PrivateAgent(5, 20, rng=rng, horizon=20_000).second_moments == "gram"
-    assert PrivateAgent(2, 50, rng=rng, horizon=10_000).second_moments == "diag"
-    assert PrivateAgent(10, 5_000, rng=rng, horizon=100_000).second_moments == "none"
-    assert PrivateAgent(10, 5_000, rng=rng, horizon=100_000, noise=False).second_moments == "gram"
-    assert PrivateAgent(2, 50, rng=rng, horizon=10_000, epsilon=100.0).second_moments == "gram"
+    delta = 1 / 4_000  # one calibration for the whole test
+    assert PrivateAgent(5, 20, rng=rng, horizon=20_000, delta=delta).second_moments == "gram"
+    assert PrivateAgent(2, 50, rng=rng, horizon=10_000, delta=delta).second_moments == "diag"
+    assert PrivateAgent(10, 5_000, rng=rng, horizon=100_000, delta=delta).second_moments == "none"
+    assert PrivateAgent(10, 5_000, rng=rng, horizon=100_000, noise=False).second_moments == "diag"  # memory
+    assert PrivateAgent(2, 50, rng=rng, horizon=10_000, noise=False).second_moments == "gram"
     assert agent_class("private") is PrivateAgent and agent_class("private-perarm") is PrivateAgentPerArm
     agent = PrivateAgent(3, 4, rng=rng, horizon=100, reward_range=(0, 1))
     assert agent.with_intercept and agent.clipping.reward_center == 0.5 and agent.clipping.reward_clip == 0.5
