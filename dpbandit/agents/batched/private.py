@@ -1,51 +1,60 @@
-"""The recommended private agent: batched releases of per-arm moments, a pooled covariance, an intercept.
+"""The recommended private agent: per-arm least squares (with an intercept for bounded rewards) from batches.
 
-Design (issue 23; docs/batched_agents.md, section "The recommended agent: ``private``"). The skeleton is that of
-the other batched agents (:mod:`~dpbandit.agents.batched.gaussian`): geometric batches, one Gaussian release per
-batch of that batch's users (parallel composition, joint DP by the billboard lemma), adaptive clips. At the end of
-a batch it releases, with ``x`` the played row clipped to ``||x||_2 <= C`` and ``b = clip(r - c, -B, B)``:
+Design (issue 23; docs/batched_agents.md, section "The recommended agent: ``private``"). The skeleton is that
+of the other batched agents (:mod:`~dpbandit.agents.batched.gaussian`): geometric batches, one Gaussian
+release per batch of that batch's users (parallel composition; joint DP by the billboard lemma), adaptive
+clips (:mod:`~dpbandit.agents.batched.clipping`), one :class:`~dpbandit.privacy.release.BlockGaussianRelease`
+calibrated by dp-accounting. With ``x`` the played row clipped to ``||x||_2 <= C`` and ``b = clip(r - c_k, -B,
+B)`` (``c_k`` the public centre of model ``k``), each batch releases:
 
-* per model ``k`` (arm ``k`` in the disjoint model, one model on the chosen arm's row in the per-arm model):
-  ``moments`` ``sum x b``, ``sums`` ``sum x``, ``rewards`` ``sum b``, ``squares`` ``sum b^2``; ``counts``
-  (disjoint model, from :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent`);
-* pooled over every played row (all users in the disjoint model: the context does not depend on the action):
-  ``gram``, the upper triangle of ``sum x x^T``, when ``dim <= gram_max_dim``, else ``diag``, ``sum x * x``.
+* per model ``k`` (arm ``k`` in the disjoint model; one model on the chosen arm's row in the per-arm model):
+  ``moments`` ``sum x b``, ``rewards`` ``sum b``, ``squares`` ``sum b^2``, and with an intercept ``sums``
+  ``sum x``; ``counts`` (disjoint model) and the two clipping counts;
+* second moments chosen by a public rule (:meth:`PrivateAgent._second_moments`: the noise expected below the
+  signal at ``T``, ``K``, ``d``, epsilon, delta): per-model Grams ``gram`` (upper triangles; small ``d``), the
+  pooled diagonal ``diag`` ``sum x * x`` over every played row, or ``none`` (the isotropic scale ``C^2 / d``).
 
-Estimate [Fill]: the releases are summed over batches with weights ``w_l = n_l / (sigma_l^2 + n_l (C_l B_l)^2
-/ d)`` (``sigma_l`` the ``moments`` noise std; a plain sum gives the tiny first batches the noise of the large
-ones), after un-centring each batch's sums by its public centre ``c_l``. Per model, least squares *with an
-intercept* from covariances: ``cov_k = S_xr,k / N_k - xbar_k rbar_k``, whitened by the pooled covariance
-``Sigma = G / N - xbar xbar^T`` (full or diagonal) plus the ridge ``lambda = (2 s_G sqrt(d) + C^2) / N``
-(``s_G`` the noise std of the summed second moments: the semicircle bound of the noise matrix, as
-:mod:`~dpbandit.agents.batched.ridge`; ``2 s_D`` for the diagonal), with eigenvalues of ``Sigma`` clipped at 0.
-Coordinates whose covariance stands below ``threshold`` noise levels (privacy noise of the summed releases plus
-the sampling noise ``var(r) Sigma_jj / N_k``) are dropped (the Bonferroni default ``Phi^{-1}(1 - 1 / (2 d))`` of
-:mod:`~dpbandit.agents.batched.screening`), and the slope is solved on the kept coordinates. Arm ``k`` scores
-``rbar_k + theta_k^T (x - xbar_k)``; the intercept removes the bias the diagnosis of issue 23 found (with {0, 1}
-rewards and no intercept, ``sum x (r - c)`` over an arm's greedily selected users grows along that arm's
-selection direction). Play adds to each score a Gaussian perturbation of its standard error (intercept plus kept
-slope coordinates; Thompson sampling with a diagonal posterior, ``exploration`` times its scale): an arm the
-greedy policy starves keeps its uncertainty and is tried again. The perturbation depends on the user's own
-context, the public releases and the agent's own randomness only, so joint DP is unchanged.
+Estimate [Fill]: releases are summed over batches with weights ``w_l = n_l / (sigma_l^2 + n_l (C_l B_l)^2 /
+d)`` (``sigma_l`` the ``moments`` noise std: inverse variance of a batch's mean when noise dominates), each
+batch's sums un-centred by its public ``c_k``. Per model, least squares on ``(1, x)``: the slope solves ``(S +
+lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the intercept; ``N' = N + 2 s_N + 1``
+round, ``s_N`` the count noise), ``lambda`` = the noise norm of the summed Grams (semicircle ``2 s_G
+sqrt(d)``, as :mod:`~dpbandit.agents.batched.ridge`) plus ridge 1 in units of ``C^2``; with a diagonal ``S``
+(floored at twice its noise) the rank-one term is handled by Sherman-Morrison. With Grams every coordinate is
+used (dense, small ``d``); otherwise coordinates are screened by Benjamini-Hochberg at level ``fdr`` on ``|G_j
+- X_j R / N'|`` over its noise (released noise plus the sampling noise ``var(r) S_jj``), then re-tested on the
+joint slope. Without a declared reward range the model is a line through the origin fitted to rewards centred
+at each model's released mean (the Gaussian-noise default: no ``sums`` block, its budget goes to ``moments``);
+with one, an intercept is fitted and the intercepts are shrunk towards their common mean by an empirical-Bayes
+factor (a noisy intercept of a little-played arm would otherwise decide greedy play for every user). Play is
+greedy on ``intercept_k + x^T theta_k``; ``exploration > 0`` perturbs each score by that many of its standard
+errors (Thompson sampling with a diagonal posterior; it depends on the user's own context, public releases and
+the agent's randomness only).
 
-Reward centre and clip: with a declared ``reward_range = (low, high)`` (contract C2), ``c`` is its midpoint and
-``B`` starts at its half-width; otherwise ``c`` follows the released pooled mean reward (post-processing;
-covariances do not depend on ``c``, which only sets where the clip bites) and ``B`` starts at 1. ``B`` and
-``C`` adapt to the median as in :mod:`~dpbandit.agents.batched.clipping`.
+Reward centre and clip: with a declared ``reward_range = (low, high)`` (contract C2) ``c_k`` stays its
+midpoint and ``B`` its half-width (nothing is clipped; rewards outside the range are refused); otherwise
+``c_k`` follows model ``k``'s released mean reward (post-processing) and ``B`` adapts to the median of ``|r -
+c_k|``.
 
 Sensitivities (replace-one user record: context(s) and reward replaced, the played arm may switch; ``||x|| <=
-C``, ``|b| <= B``). Same model ``k``: the block of ``k`` changes from ``f(x, b)`` to ``f(x', b')``; switch: the
-block of the old arm loses ``f(x, b)`` and that of the new arm gains ``f(x', b')``, so the change has l2 norm
-``sqrt(||f(x, b)||^2 + ||f(x', b')||^2)``:
+C``, ``|b| <= B``). Same model: the block of ``k`` changes from ``f(x, b)`` to ``f(x', b')``; switch (disjoint
+model): the old arm's block loses ``f(x, b)`` and the new arm's gains ``f(x', b')``, a change of l2 norm
+``sqrt(||f(x, b)||^2 + ||f(x', b')||^2)``. Each is attained (tests/agents/batched/test_private.py):
 
-* ``moments``: same ``||x b - x' b'|| <= 2 C B``; switch ``sqrt(2) C B``: ``2 C B``;
+* ``moments``: same ``||x b - x' b'|| <= 2 C B`` (``x' = -x``, ``b' = b``); switch ``sqrt(2) C B``: ``2 C B``;
 * ``sums``: same ``||x - x'|| <= 2 C``; switch ``sqrt(2) C``: ``2 C``;
 * ``rewards``: same ``|b - b'| <= 2 B``; switch ``sqrt(2) B``: ``2 B``;
-* ``squares``: same ``|b^2 - b'^2| <= B^2`` (both in ``[0, B^2]``); switch ``sqrt(2) B^2``: ``sqrt(2) B^2``;
-* ``gram`` (pooled, one row changes whatever the arm): ``sqrt(2) C^2`` (:mod:`~dpbandit.agents.batched.ridge`);
-* ``diag`` (pooled): ``x * x`` and ``x' * x'`` are non-negative with ``||x * x||_2 <= ||x||_2^2 <= C^2``, so
-  ``||x * x - x' * x'||^2 <= ||x * x||^2 + ||x' * x'||^2 <= 2 C^4``: ``sqrt(2) C^2``;
+* ``squares``: same ``|b^2 - b'^2| <= B^2`` (both in ``[0, B^2]``); switch ``sqrt(2) B^2``: ``sqrt(2) B^2``
+  (``B^2`` in the per-arm model, which has one model);
+* ``gram`` (per model): same ``||x x^T - x' x'^T||_F^2 = ||x||^4 + ||x'||^4 - 2 (x.x')^2 <= 2 C^4``, and an
+  upper triangle is no larger; switch ``sqrt(||x||^4 + ||x'||^4)``: ``sqrt(2) C^2``;
+* ``diag`` (pooled; one row changes whatever the arm): ``x * x`` and ``x' * x'`` are non-negative with ``||x *
+  x||_2 <= ||x||_2^2 <= C^2``, so ``||x * x - x' * x'||^2 <= ||x * x||^2 + ||x' * x'||^2 <= 2 C^4``: ``sqrt(2)
+  C^2``;
 * ``counts`` ``sqrt 2``, clipping counts 1 (:mod:`~dpbandit.agents.batched.gaussian`).
+
+Every quantity carried from batch to batch (weights, sums, clips, centres, the estimate) is a function of the
+releases and public inputs (batch sizes, clips, the declared range) only.
 """
 
 from __future__ import annotations
@@ -62,12 +71,13 @@ from dpbandit.privacy.release import gaussian_multiplier
 
 __all__ = ["PrivateAgent", "PrivateAgentPerArm"]
 
-#: Budget shares of the main blocks (of ``1 - aux_share``) [Fill; measured, docs/batched_agents.md].
 #: Floor of the Sherman-Morrison denominator ``N' - X^T D^{-1} X`` relative to ``N'`` [Fill]: the model's
 #: residual variance ratio along its mean context (``1 - 2 / pi = 0.36`` for a Gaussian half-space through 0).
 DENOMINATOR_FLOOR = 0.3
 #: Largest ``K d^2`` for which per-model Grams are kept (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
+#: Budget shares of the main blocks (of ``1 - aux_share``) per second-moment layout [Fill; measured,
+#: docs/batched_agents.md]; without an intercept ``sums``' share goes to ``moments``.
 SHARES = {
     "gram": {"moments": 0.5, "sums": 0.1, "rewards": 0.05, "squares": 0.02, "gram": 0.33},
     "diag": {"moments": 0.75, "sums": 0.1, "rewards": 0.05, "squares": 0.02, "diag": 0.08},
@@ -82,10 +92,11 @@ class PrivateAgent(GaussianBatchedAgent):
         n_arms, dim, rng, horizon: the Agent contract (``horizon`` or ``delta`` is required).
         epsilon, delta: the target (``delta`` defaults to ``1 / T``).
         reward_range: declared ``(low, high)`` of the rewards, both finite (sets the centre and first clip).
-        gram_max_dim: release a full pooled Gram up to this dimension, a diagonal above it.
-        threshold: keep slope coordinates above this many noise levels (default Bonferroni, ``Phi^{-1}(1 -
-            1 / (2 d))``).
-        exploration: scale of the Thompson perturbation of the scores (0 = greedy).
+        second_moments: ``"gram"``, ``"diag"`` or ``"none"`` (default: the public rule of
+            :meth:`_second_moments`).
+        fdr: Benjamini-Hochberg level of the coordinate screen (diagonal and isotropic layouts).
+        intercept: fit per-model intercepts (default: when ``reward_range`` is declared).
+        exploration: scale of the Thompson perturbation of the scores (0 = greedy, the default).
         **kwargs: :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent` options (clipping, schedule,
             ``aux_share``, ``noise``).
     """
@@ -110,7 +121,7 @@ class PrivateAgent(GaussianBatchedAgent):
         self.exploration = _validate.nonnegative(exploration=exploration)
         if second_moments is None:
             second_moments = self._second_moments(n_arms, dim, horizon, kwargs)
-        #: ``"gram"`` (per-model Grams), ``"diag"`` (pooled diagonal) or ``"none"`` (isotropic scale ``C^2 / d``).
+        #: ``"gram"`` (per-model Grams), ``"diag"`` (pooled diagonal), ``"none"`` (isotropic ``C^2 / d``).
         self.second_moments = _validate.one_of(tuple(SHARES), second_moments=second_moments)
         self.full_gram = self.second_moments == "gram"
         #: Fit a per-model intercept (default: when the rewards have a declared range; without one the
@@ -128,7 +139,7 @@ class PrivateAgent(GaussianBatchedAgent):
             kwargs.update(reward_center=(low + high) / 2.0, initial_reward_clip=(high - low) / 2.0)
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, **kwargs)
         (self._explore_rng,) = self.noise_rng.spawn(1)
-        #: Public per-model reward centres (each model's released mean reward; the declared midpoint at first).
+        #: Public per-model reward centres (the model's released mean reward, or the declared midpoint).
         self.centres = np.full(self.n_models, self.clipping.reward_center)
         K, d = self.n_models, self.dim
         self._upper = np.triu_indices(d) if self.full_gram else None
@@ -204,7 +215,8 @@ class PrivateAgent(GaussianBatchedAgent):
     def _main_sensitivities(self) -> dict[str, float]:
         C, B = self.clipping.context_clip, self.clipping.reward_clip
         values = {
-            "moments": 2.0 * C * B, "sums": 2.0 * C, "rewards": 2.0 * B, "squares": (math.sqrt(2.0) if self.n_models > 1 else 1.0) * B**2,
+            "moments": 2.0 * C * B, "sums": 2.0 * C, "rewards": 2.0 * B,
+            "squares": (math.sqrt(2.0) if self.n_models > 1 else 1.0) * B**2,
             self.second_moments: math.sqrt(2.0) * C**2,
         }
         return {name: values[name] for name in self.main_blocks}
@@ -218,7 +230,8 @@ class PrivateAgent(GaussianBatchedAgent):
 
     def _observe(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
         """Rewards enter the clip centred at their model's centre: ``clip(r - c_k, -B, B)``."""
-        if self.reward_range is not None and np.any((rewards < self.reward_range[0]) | (rewards > self.reward_range[1])):
+        low, high = self.reward_range if self.reward_range is not None else (-np.inf, np.inf)
+        if np.any((rewards < low) | (rewards > high)):
             raise ValueError(f"Expected rewards within the declared reward_range={self.reward_range}.")
         super()._observe(rows, models, rewards - (self.centres[models] - self.clipping.reward_center))
 
@@ -271,8 +284,8 @@ class PrivateAgent(GaussianBatchedAgent):
 
         In weighted sums over model ``k``'s rounds, rewards centred at ``c``: counts ``N``, ``X = sum x``,
         ``R = sum b``, ``G = sum x b``, second moments ``S``. The slope solves ``(S + lambda I - X X^T / N')
-        theta = G - X R / N'`` (``N' = N + lambda_0``; the Schur complement of the intercept in least squares on
-        ``(1, x)``), on the coordinates kept by the screen; the intercept is ``c + (R - X^T theta) / N'``.
+        theta = G - X R / N'`` (``N' = N + lambda_0``; the Schur complement of the intercept in least squares
+        on ``(1, x)``), on the coordinates kept by the screen; the intercept is ``(R - X^T theta) / N'``.
         ``S`` is the full Gram, or its diagonal (then the rank-one term is handled by Sherman-Morrison).
         """
         acc, nv, d = self._acc, self._noise_var, self.dim
@@ -282,7 +295,7 @@ class PrivateAgent(GaussianBatchedAgent):
         X = acc["x"]
         R, G = acc["r"], acc["xr"]
         Nr = N + 2.0 * math.sqrt(nv["n"]) + rho  # intercept ridge: count noise plus one round
-        if self.full_gram:  # per-model Grams: ridge = their noise's spectral norm (semicircle) + 1 in units of C
+        if self.full_gram:  # per-model Grams: ridge = noise spectral norm (semicircle) + 1 (units of C)
             lam = 2.0 * math.sqrt(d * nv["second"]) + rho * C**2
         else:  # pooled diagonal per unit weight, floored at twice its noise
             floor = 2.0 * math.sqrt(nv["second"])
@@ -339,9 +352,9 @@ class PrivateAgent(GaussianBatchedAgent):
 
     @staticmethod
     def _shrink(intercept: np.ndarray, variance: np.ndarray) -> np.ndarray:
-        """Intercepts shrunk towards their precision-weighted mean by an empirical-Bayes factor ``tau^2 / (tau^2 +
-        v_k)`` (``tau^2``: their spread beyond the noise ``v_k``, method of moments) [Fill]: a noisy intercept of a
-        little-played arm otherwise decides greedy play for every user and starves the other arms."""
+        """Intercepts shrunk towards their precision-weighted mean by an empirical-Bayes factor ``tau^2 /
+        (tau^2 + v_k)`` (``tau^2``: their spread beyond the noise ``v_k``, method of moments) [Fill]: a noisy
+        intercept of a little-played arm otherwise decides greedy play for every user, starving the rest."""
         if intercept.size < 2:
             return intercept
         precision = 1.0 / np.maximum(variance, 1e-300)
@@ -350,7 +363,13 @@ class PrivateAgent(GaussianBatchedAgent):
         return centre + (intercept - centre) * tau2 / (tau2 + variance)
 
     def _solve(
-        self, second: np.ndarray, lam: float, X: np.ndarray, Nr: float, target: np.ndarray, support: np.ndarray
+        self,
+        second: np.ndarray,
+        lam: float,
+        X: np.ndarray,
+        Nr: float,
+        target: np.ndarray,
+        support: np.ndarray,
     ) -> np.ndarray:
         """``(S + lam I - X X^T / Nr)^{-1} target`` on ``support``; eigenvalues floored at ``lam``."""
         x, t = X[support], target[support]
@@ -372,7 +391,8 @@ class PrivateAgent(GaussianBatchedAgent):
             return mean
         m = observations.shape[0]
         kept = np.flatnonzero(self._slope_var.any(axis=0))
-        var = np.broadcast_to(self._score_sd**2 if self.observation_model == "shared" else 0.0, (m, self.n_arms))
+        shared = self.observation_model == "shared"
+        var = np.broadcast_to(self._score_sd**2 if shared else 0.0, (m, self.n_arms))
         if kept.size:
             if self.observation_model == "shared":
                 X = observations[:, kept]
@@ -394,7 +414,7 @@ class PrivateAgent(GaussianBatchedAgent):
 
 
 class PrivateAgentPerArm(PrivateAgent):
-    """:class:`PrivateAgent` for per-arm features ``X_t`` of shape ``(n_arms, dim)`` and one shared parameter."""
+    """:class:`PrivateAgent` for per-arm features ``X_t`` of shape ``(n_arms, dim)``, one shared parameter."""
 
     observation_model = "per_arm"
 

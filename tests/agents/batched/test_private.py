@@ -1,5 +1,6 @@
-"""PrivateAgent (`private`): learning, identical play paths, determinism, the noise it draws against an independent
-calibration, sensitivities by brute force, state from releases only, the second-moment rule, validation."""
+"""PrivateAgent (`private`): learning, identical play paths, determinism, the noise it draws against an
+independent calibration, sensitivities by brute force, state from releases only, the second-moment rule,
+validation."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import math
 import dp_accounting
 import numpy as np
 import pytest
-
 from batched_helpers import Recorder, assert_scale, rounds, statistics
+
 from dpbandit.agents import agent_class
 from dpbandit.agents.batched.private import PrivateAgent, PrivateAgentPerArm
 from dpbandit.agents.uniform import RandomAgent, RandomPerArmAgent
@@ -19,7 +20,7 @@ from dpbandit.privacy import accounting
 
 
 def stated(agent, C: float, B: float) -> dict[str, float]:
-    """Every block's l2 sensitivity at clips C and B, derived in the module docstring (independent of the code)."""
+    """Each block's l2 sensitivity at clips C and B as the module docstring derives it (not from the code)."""
     switch = agent.n_models > 1
     out = {"moments": 2 * C * B, "squares": (math.sqrt(2) if switch else 1.0) * B**2, "rewards": 2 * B,
            "context_inside": 1.0, "reward_inside": 1.0}
@@ -42,9 +43,9 @@ CONFIGS = [  # (class, env id, env options, agent options): every release layout
 
 @pytest.mark.parametrize(("cls", "env_id", "env", "options"), CONFIGS)
 def test_drawn_noise_matches_an_independent_calibration(cls, env_id, env, options) -> None:
-    """The noise added to every block has std z Delta_b / sqrt(share_b), with z from dp-accounting for (1, 1/T)
-    and Delta_b from the clips (so a halved sensitivity or multiplier fails, as would a doubled one); the epsilon
-    recomputed from the drawn noise is the target."""
+    """The noise added to every block has std z Delta_b / sqrt(share_b), with z from dp-accounting for (1,
+    1/T) and Delta_b from the clips (so a halved sensitivity or multiplier fails, as would a doubled one); the
+    epsilon recomputed from the drawn noise is the target."""
     T = 4_000
     block = rounds(env_id, T, **env)
     K, d = block.rewards.shape[1], block.observations.shape[-1]
@@ -100,7 +101,8 @@ def test_sensitivities_hold_and_are_attained(cls, options) -> None:
     worst = dict.fromkeys(expected, 0.0)
     for x in candidates:
         for model in range(agent.n_models):
-            for r in (c - B, c - 0.1 * B, c, c + 0.5 * B, c + B) + (() if agent.reward_range else (c + 3 * B,)):
+            outside = () if agent.reward_range else (c + 3 * B,)
+            for r in (c - B, c - 0.1 * B, c, c + 0.5 * B, c + B, *outside):
                 rows2, models2, rewards2 = rows.copy(), models.copy(), rewards.copy()
                 rows2[0], models2[0], rewards2[0] = x, model, r
                 other = statistics(agent, rows2, models2, rewards2)
@@ -119,14 +121,14 @@ def test_sensitivities_hold_and_are_attained(cls, options) -> None:
 
 
 def test_state_is_a_function_of_the_releases_only() -> None:
-    """Fix what the releases return and change the data: the policy, centres and clips carried to the next batch
-    are identical (nothing computed from exact counts or data leaks past the release)."""
+    """Fix what the releases return and change the data: the policy, centres and clips carried to the next
+    batch are identical (nothing computed from exact counts or data leaks past the release)."""
     T = 600
     blocks = [rounds("dpbandit/LogisticBandit-v0", T, seed=s) for s in (1, 2)]
     states = []
     for block in blocks:
-        agent = PrivateAgent(5, 10, rng=np.random.default_rng(3), horizon=T, reward_range=(0.0, 1.0), first_batch=20,
-                             second_moments="gram", exploration=1.0)
+        agent = PrivateAgent(5, 10, rng=np.random.default_rng(3), horizon=T, reward_range=(0.0, 1.0),
+                             first_batch=20, second_moments="gram", exploration=1.0)
         canned = np.random.default_rng(11)
 
         def fixed(rng, values, sensitivities, canned=canned):
@@ -136,7 +138,7 @@ def test_state_is_a_function_of_the_releases_only() -> None:
         agent.play_block(block.observations, block.rewards)
         states.append((agent.theta.copy(), agent.intercept.copy(), agent.centres.copy(),
                        agent.clipping.context_clip, agent.clipping.reward_clip))
-    for a, b in zip(*states):
+    for a, b in zip(*states, strict=True):
         np.testing.assert_array_equal(a, b)
     assert np.any(states[0][0])  # it fitted something
 
@@ -153,7 +155,7 @@ def test_act_update_equals_play_block_and_same_seed_same_numbers(cls, env_id, op
     make = functools.partial(cls, K, d, horizon=T, first_batch=8, epsilon=10.0, delta=1e-4, **options)
     a, b, c = (make(rng=np.random.default_rng(9)) for _ in range(3))
     stepped = []
-    for obs, rew in zip(block.observations, block.rewards):
+    for obs, rew in zip(block.observations, block.rewards, strict=True):
         action = a.act(obs)
         a.update(obs, action, float(rew[action]))
         stepped.append(action)
@@ -169,13 +171,13 @@ def test_act_update_equals_play_block_and_same_seed_same_numbers(cls, env_id, op
 
 
 def test_learns_at_epsilon_one_with_its_defaults() -> None:
-    """Per-arm linear rewards (no declared range) and Bernoulli rewards with the declared range (intercepts)."""
+    """Per-arm linear rewards (no declared range); Bernoulli rewards with the declared range (intercepts)."""
     df = run("dpbandit/PerArmLinearBandit-v0", {"private": PrivateAgentPerArm, "random": RandomPerArmAgent},
              n_seeds=2, horizon=3_000, progress=False)
     final = df[df.step == 3_000].groupby("agent")["cumulative_regret"].mean()
     assert final["private"] < 0.5 * final["random"]
-    agents = {"private": functools.partial(PrivateAgent, reward_range=(0.0, 1.0)),
-              "off": functools.partial(PrivateAgent, reward_range=(0.0, 1.0), noise=False), "random": RandomAgent}
+    bounded = functools.partial(PrivateAgent, reward_range=(0.0, 1.0))
+    agents = {"private": bounded, "off": functools.partial(bounded, noise=False), "random": RandomAgent}
     df = run("dpbandit/LogisticBandit-v0", agents, n_seeds=2, horizon=5_000, progress=False)
     final = df[df.step == 5_000].groupby("agent")["cumulative_regret"].mean()
     assert final["private"] < 0.9 * final["random"]
