@@ -331,7 +331,8 @@ class PrivateAgent(GaussianBatchedAgent):
         self._slope_var = sd**2
         self._score_sd = np.sqrt(var_r * rho / Nr + nv["r"] / Nr**2)
         if not self.with_intercept:
-            self.centres = acc["r"] / Nr
+            if self.reward_range is None:
+                self.centres = acc["r"] / Nr
             return
         self.intercept = self._shrink((R - np.einsum("kd,kd->k", theta, X)) / Nr, self._score_sd**2)
         centres = self.intercept + np.einsum("kd,kd->k", theta, self._centre)  # each model's mean reward
