@@ -36,7 +36,8 @@ def stated(agent, C: float, B: float) -> dict[str, float]:
 CONFIGS = [  # (class, env id, env options, agent options): every release layout
     (PrivateAgent, "dpbandit/HDBSection54-v0", {}, {}),  # pooled diagonal, no intercept
     (PrivateAgent, "dpbandit/LinearBandit-v0", {"dim": 4, "n_arms": 3}, {}),  # per-arm Grams
-    (PrivateAgent, "dpbandit/LogisticBandit-v0", {}, {"reward_range": (0.0, 1.0), "second_moments": "none"}),
+    (PrivateAgent, "dpbandit/LogisticBandit-v0", {},
+     {"reward_range": (0.0, 1.0), "second_moments": "none", "intercept": True}),
     (PrivateAgentPerArm, "dpbandit/PerArmLinearBandit-v0", {}, {"reward_range": (-2.0, 2.0)}),
 ]
 
@@ -74,8 +75,9 @@ def test_drawn_noise_matches_an_independent_calibration(cls, env_id, env, option
 
 
 @pytest.mark.parametrize(("cls", "options"), [
-    (PrivateAgent, {}), (PrivateAgent, {"reward_range": (-1.0, 1.0), "second_moments": "gram"}),
-    (PrivateAgent, {"reward_range": (-1.0, 1.0), "second_moments": "diag"}),
+    (PrivateAgent, {}),
+    (PrivateAgent, {"reward_range": (-1.0, 1.0), "second_moments": "gram", "intercept": True}),
+    (PrivateAgent, {"reward_range": (-1.0, 1.0), "second_moments": "diag", "intercept": True}),
     (PrivateAgentPerArm, {"second_moments": "gram"}),
 ])
 def test_sensitivities_hold_and_are_attained(cls, options) -> None:
@@ -128,7 +130,7 @@ def test_state_is_a_function_of_the_releases_only() -> None:
     states = []
     for block in blocks:
         agent = PrivateAgent(5, 10, rng=np.random.default_rng(3), horizon=T, reward_range=(0.0, 1.0),
-                             first_batch=20, second_moments="gram", exploration=1.0)
+                             first_batch=20, second_moments="gram", exploration=1.0, intercept=True)
         canned = np.random.default_rng(11)
 
         def fixed(rng, values, sensitivities, canned=canned):
@@ -145,7 +147,8 @@ def test_state_is_a_function_of_the_releases_only() -> None:
 
 @pytest.mark.parametrize(("cls", "env_id", "options"), [
     (PrivateAgent, "dpbandit/HDBSection54-v0", {"exploration": 1.0}),
-    (PrivateAgent, "dpbandit/LogisticBandit-v0", {"reward_range": (0.0, 1.0), "second_moments": "gram"}),
+    (PrivateAgent, "dpbandit/LogisticBandit-v0", {"reward_range": (0.0, 1.0), "second_moments": "gram",
+                                                  "intercept": True}),
     (PrivateAgentPerArm, "dpbandit/PerArmLinearBandit-v0", {"exploration": 1.0}),
 ])
 def test_act_update_equals_play_block_and_same_seed_same_numbers(cls, env_id, options) -> None:
@@ -171,7 +174,7 @@ def test_act_update_equals_play_block_and_same_seed_same_numbers(cls, env_id, op
 
 
 def test_learns_at_epsilon_one_with_its_defaults() -> None:
-    """Per-arm linear rewards (no declared range); Bernoulli rewards with the declared range (intercepts)."""
+    """Per-arm linear rewards (no declared range); Bernoulli rewards with their declared range."""
     df = run("dpbandit/PerArmLinearBandit-v0", {"private": PrivateAgentPerArm, "random": RandomPerArmAgent},
              n_seeds=2, horizon=3_000, progress=False)
     final = df[df.step == 3_000].groupby("agent")["cumulative_regret"].mean()
@@ -194,8 +197,9 @@ def test_second_moment_rule_and_registry() -> None:
     assert PrivateAgent(2, 50, rng=rng, horizon=10_000, noise=False).second_moments == "gram"
     assert agent_class("private") is PrivateAgent and agent_class("private-perarm") is PrivateAgentPerArm
     agent = PrivateAgent(3, 4, rng=rng, horizon=100, reward_range=(0, 1))
-    assert agent.with_intercept and agent.clipping.reward_center == 0.5 and agent.clipping.reward_clip == 0.5
-    assert not PrivateAgent(3, 4, rng=rng, horizon=100).with_intercept
+    assert not agent.with_intercept and "sums" not in agent.release.shares
+    assert agent.clipping.reward_center == 0.5 and agent.clipping.reward_clip == 0.5
+    assert PrivateAgent(3, 4, rng=rng, horizon=100, intercept=True).release.shares["sums"] > 0
 
 
 @pytest.mark.parametrize(("options", "match"), [
