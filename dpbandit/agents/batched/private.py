@@ -1,4 +1,4 @@
-"""The recommended private agent: per-arm least squares (with an intercept for bounded rewards) from batches.
+"""The recommended private agent: per-arm least squares from one Gaussian release per batch of users.
 
 Design (issue 23; docs/batched_agents.md, section "The recommended agent: ``private``"). The skeleton is that
 of the other batched agents (:mod:`~dpbandit.agents.batched.gaussian`): geometric batches, one Gaussian
@@ -23,13 +23,14 @@ sqrt(d)``, as :mod:`~dpbandit.agents.batched.ridge`) plus ridge 1 in units of ``
 (floored at twice its noise) the rank-one term is handled by Sherman-Morrison. With Grams every coordinate is
 used (dense, small ``d``); otherwise coordinates are screened by Benjamini-Hochberg at level ``fdr`` on ``|G_j
 - X_j R / N'|`` over its noise (released noise plus the sampling noise ``var(r) S_jj``), then re-tested on the
-joint slope. Without a declared reward range the model is a line through the origin fitted to rewards centred
-at each model's released mean (the Gaussian-noise default: no ``sums`` block, its budget goes to ``moments``);
-with one, an intercept is fitted and the intercepts are shrunk towards their common mean by an empirical-Bayes
-factor (a noisy intercept of a little-played arm would otherwise decide greedy play for every user). Play is
-greedy on ``intercept_k + x^T theta_k``; ``exploration > 0`` perturbs each score by that many of its standard
-errors (Thompson sampling with a diagonal posterior; it depends on the user's own context, public releases and
-the agent's randomness only).
+joint slope. The default model is a line through the origin per model, fitted to rewards centred at the
+declared midpoint or at the model's released mean (no ``sums`` block; its budget goes to ``moments``);
+``intercept=True`` fits least squares on ``(1, x)`` with the ``sums`` block, the intercepts shrunk towards
+their common mean by an empirical-Bayes factor (a noisy intercept of a little-played arm would otherwise
+decide greedy play for every user). At epsilon = 1 the intercept cost more than it gained on every setting
+measured (docs/batched_agents.md), so it is opt-in. Play is greedy on ``intercept_k + x^T theta_k``;
+``exploration > 0`` perturbs each score by that many of its standard errors (Thompson sampling with a diagonal
+posterior; it depends on the user's own context, public releases and the agent's randomness only).
 
 Reward centre and clip: with a declared ``reward_range = (low, high)`` (contract C2) ``c_k`` stays its
 midpoint and ``B`` its half-width (nothing is clipped; rewards outside the range are refused); otherwise
