@@ -38,6 +38,9 @@ AGENTS: dict[str, str] = {
     "fliphat": "dpbandit.agents.batched.fliphat:FLIPHAT",
     "fliphat-disjoint": "dpbandit.agents.batched.fliphat:FLIPHATDisjoint",
     "dphdb-batched": "dpbandit.agents.batched.frankwolfe:BatchedDPHDB",
+    # the recommended private agent (issue 23): one name for every setting
+    "private": "dpbandit.agents.batched.private:PrivateAgent",
+    "private-perarm": "dpbandit.agents.batched.private:PrivateAgentPerArm",
 }
 
 

@@ -1,0 +1,432 @@
+"""The recommended private agent: per-arm least squares from one Gaussian release per batch of users.
+
+Design (issue 23; docs/batched_agents.md, section "The recommended agent: ``private``"). The skeleton is that
+of the other batched agents (:mod:`~dpbandit.agents.batched.gaussian`): geometric batches, one Gaussian
+release per batch of that batch's users (parallel composition; joint DP by the billboard lemma), adaptive
+clips (:mod:`~dpbandit.agents.batched.clipping`), one :class:`~dpbandit.privacy.release.BlockGaussianRelease`
+calibrated by dp-accounting. With ``x`` the played row clipped to ``||x||_2 <= C`` and ``b = clip(r - c_k, -B,
+B)`` (``c_k`` the public centre of model ``k``), each batch releases:
+
+* per model ``k`` (arm ``k`` in the disjoint model; one model on the chosen arm's row in the per-arm model):
+  ``moments`` ``sum x b``, ``rewards`` ``sum b``, ``squares`` ``sum b^2``, and with an intercept ``sums``
+  ``sum x``; ``counts`` (disjoint model) and the two clipping counts;
+* second moments chosen by a public rule (:meth:`PrivateAgent._second_moments`: the noise expected below the
+  signal at ``T``, ``K``, ``d``, epsilon, delta): per-model Grams ``gram`` (upper triangles; small ``d``), the
+  pooled diagonal ``diag`` ``sum x * x`` over every played row, or ``none`` (the isotropic scale ``C^2 / d``).
+
+Estimate [Fill]: releases are summed over batches with weights ``w_l = n_l / (sigma_l^2 + n_l (C_l B_l)^2 /
+d)`` (``sigma_l`` the ``moments`` noise std: inverse variance of a batch's mean when noise dominates), each
+batch's sums un-centred by its public ``c_k``. Per model, least squares on ``(1, x)``: the slope solves ``(S +
+lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the intercept; ``N' = N + 2 s_N + 1``
+round, ``s_N`` the count noise), ``lambda`` = the noise norm of the summed Grams (semicircle ``2 s_G
+sqrt(d)``, as :mod:`~dpbandit.agents.batched.ridge`) plus ridge 1 in units of ``C^2``; with a diagonal ``S``
+(floored at twice its noise) the rank-one term is handled by Sherman-Morrison. With Grams every coordinate is
+used (dense, small ``d``); otherwise coordinates are screened by Benjamini-Hochberg at level ``fdr`` on ``|G_j
+- X_j R / N'|`` over its noise (released noise plus the sampling noise ``var(r) S_jj``), then re-tested on the
+joint slope. The default model is a line through the origin per model, fitted to rewards centred at the
+declared midpoint or at the model's released mean (no ``sums`` block; its budget goes to ``moments``);
+``intercept=True`` fits least squares on ``(1, x)`` with the ``sums`` block, the intercepts shrunk towards
+their common mean by an empirical-Bayes factor (a noisy intercept of a little-played arm would otherwise
+decide greedy play for every user). At epsilon = 1 the intercept cost more than it gained on every setting
+measured (docs/batched_agents.md), so it is opt-in. Play is greedy on ``intercept_k + x^T theta_k``;
+``exploration > 0`` perturbs each score by that many of its standard errors (Thompson sampling with a diagonal
+posterior; it depends on the user's own context, public releases and the agent's randomness only).
+
+Reward centre and clip: with a declared ``reward_range = (low, high)`` (contract C2) ``c_k`` stays its
+midpoint and ``B`` its half-width (nothing is clipped; rewards outside the range are refused); otherwise
+``c_k`` follows model ``k``'s released mean reward (post-processing) and ``B`` adapts to the median of ``|r -
+c_k|``.
+
+Sensitivities (replace-one user record: context(s) and reward replaced, the played arm may switch; ``||x|| <=
+C``, ``|b| <= B``). Same model: the block of ``k`` changes from ``f(x, b)`` to ``f(x', b')``; switch (disjoint
+model): the old arm's block loses ``f(x, b)`` and the new arm's gains ``f(x', b')``, a change of l2 norm
+``sqrt(||f(x, b)||^2 + ||f(x', b')||^2)``. Each is attained (tests/agents/batched/test_private.py):
+
+* ``moments``: same ``||x b - x' b'|| <= 2 C B`` (``x' = -x``, ``b' = b``); switch ``sqrt(2) C B``: ``2 C B``;
+* ``sums``: same ``||x - x'|| <= 2 C``; switch ``sqrt(2) C``: ``2 C``;
+* ``rewards``: same ``|b - b'| <= 2 B``; switch ``sqrt(2) B``: ``2 B``;
+* ``squares``: same ``|b^2 - b'^2| <= B^2`` (both in ``[0, B^2]``); switch ``sqrt(2) B^2``: ``sqrt(2) B^2``
+  (``B^2`` in the per-arm model, which has one model);
+* ``gram`` (per model): same ``||x x^T - x' x'^T||_F^2 = ||x||^4 + ||x'||^4 - 2 (x.x')^2 <= 2 C^4``, and an
+  upper triangle is no larger; switch ``sqrt(||x||^4 + ||x'||^4)``: ``sqrt(2) C^2``;
+* ``diag`` (pooled; one row changes whatever the arm): ``x * x`` and ``x' * x'`` are non-negative with ``||x *
+  x||_2 <= ||x||_2^2 <= C^2``, so ``||x * x - x' * x'||^2 <= ||x * x||^2 + ||x' * x'||^2 <= 2 C^4``: ``sqrt(2)
+  C^2``;
+* ``counts`` ``sqrt 2``, clipping counts 1 (:mod:`~dpbandit.agents.batched.gaussian`).
+
+Every quantity carried from batch to batch (weights, sums, clips, centres, the estimate) is a function of the
+releases and public inputs (batch sizes, clips, the declared range) only.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from dpbandit import _validate
+from dpbandit.agents.batched.gaussian import GaussianBatchedAgent
+from dpbandit.privacy.release import gaussian_multiplier
+
+__all__ = ["PrivateAgent", "PrivateAgentPerArm"]
+
+#: Floor of the Sherman-Morrison denominator ``N' - X^T D^{-1} X`` relative to ``N'`` [Fill]: the model's
+#: residual variance ratio along its mean context (``1 - 2 / pi = 0.36`` for a Gaussian half-space through 0).
+DENOMINATOR_FLOOR = 0.3
+#: Largest ``K d^2`` for which per-model Grams are kept (2^24 floats, 128 MB) [Fill].
+GRAM_MAX_ENTRIES = 2**24
+#: Budget shares of the main blocks (of ``1 - aux_share``) per second-moment layout [Fill; measured,
+#: docs/batched_agents.md]; without an intercept ``sums``' share goes to ``moments``.
+SHARES = {
+    "gram": {"moments": 0.5, "sums": 0.1, "rewards": 0.05, "squares": 0.02, "gram": 0.33},
+    "diag": {"moments": 0.75, "sums": 0.1, "rewards": 0.05, "squares": 0.02, "diag": 0.08},
+    "none": {"moments": 0.83, "sums": 0.1, "rewards": 0.05, "squares": 0.02},
+}
+
+
+class PrivateAgent(GaussianBatchedAgent):
+    """The recommended (epsilon, delta)-JDP agent, disjoint model (module docstring).
+
+    Args:
+        n_arms, dim, rng, horizon: the Agent contract (``horizon`` or ``delta`` is required).
+        epsilon, delta: the target (``delta`` defaults to ``1 / T``).
+        reward_range: declared ``(low, high)`` of the rewards, both finite (sets the centre and first clip).
+        second_moments: ``"gram"``, ``"diag"`` or ``"none"`` (default: the public rule of
+            :meth:`_second_moments`).
+        fdr: Benjamini-Hochberg level of the coordinate screen (diagonal and isotropic layouts).
+        intercept: fit per-model intercepts (least squares on ``(1, x)``; off by default).
+        exploration: scale of the Thompson perturbation of the scores (0 = greedy, the default).
+        **kwargs: :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent` options (clipping, schedule,
+            ``aux_share``, ``noise``).
+    """
+
+    def __init__(
+        self,
+        n_arms: int,
+        dim: int,
+        *,
+        rng: np.random.Generator,
+        horizon: int | None = None,
+        reward_range: tuple[float, float] | None = None,
+        second_moments: str | None = None,
+        fdr: float = 0.2,
+        intercept: bool = False,
+        exploration: float = 0.0,
+        **kwargs: Any,
+    ) -> None:
+        self.reward_range = None if reward_range is None else _reward_range(reward_range)
+        dim = _validate.integer(dim=dim, minimum=1)
+        self.fdr = _validate.probability(fdr=fdr)
+        self.exploration = _validate.nonnegative(exploration=exploration)
+        if second_moments is None:
+            second_moments = self._second_moments(n_arms, dim, horizon, kwargs)
+        #: ``"gram"`` (per-model Grams), ``"diag"`` (pooled diagonal), ``"none"`` (isotropic ``C^2 / d``).
+        self.second_moments = _validate.one_of(tuple(SHARES), second_moments=second_moments)
+        self.full_gram = self.second_moments == "gram"
+        #: Fit a per-model intercept (opt-in: at epsilon = 1 it cost more than it gained on every setting
+        #: measured, docs/batched_agents.md); without it, a line through the origin fitted to rewards centred
+        #: at the declared midpoint or each model's released mean; the ``sums`` budget goes to ``moments``.
+        self.with_intercept = bool(intercept)
+        shares = dict(SHARES[self.second_moments])
+        if not self.with_intercept:
+            shares["moments"] += shares.pop("sums")
+        self.main_blocks = shares
+        if self.reward_range is not None:
+            low, high = self.reward_range
+            if "reward_center" in kwargs or "initial_reward_clip" in kwargs:
+                raise ValueError("Pass either reward_range or reward_center / initial_reward_clip, not both.")
+            kwargs.update(reward_center=(low + high) / 2.0, initial_reward_clip=(high - low) / 2.0)
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, **kwargs)
+        (self._explore_rng,) = self.noise_rng.spawn(1)
+        #: Public per-model reward centres (the model's released mean reward, or the declared midpoint).
+        self.centres = np.full(self.n_models, self.clipping.reward_center)
+        K, d = self.n_models, self.dim
+        self._upper = np.triu_indices(d) if self.full_gram else None
+        # weighted sums over batches of the un-centred releases, and their noise variances
+        self._acc = {
+            "n": np.zeros(K), "xr": np.zeros((K, d)), "x": np.zeros((K, d)), "r": np.zeros(K),
+            "rr": np.zeros(K), "b": np.zeros(K), "second": np.zeros((K, d, d) if self.full_gram else d),
+        }
+        self._noise_var = dict.fromkeys(("xr", "x", "r", "second", "n"), 0.0)
+        self._total = 0.0  # sum_l w_l n_l
+        self._scale = 0.0  # sum_l w_l n_l C_l^2 / d: the isotropic second moment ("none")
+        self._total_sq = 0.0  # sum_l w_l^2 n_l: sampling variances of weighted means scale with it
+        self.intercept = np.zeros(K)  #: rbar_k - theta_k^T xbar_k
+        self._score_sd = np.zeros(K)  # std of the intercept
+        self._slope_var = np.zeros((K, d))  # variance of kept slope coordinates (0 elsewhere)
+        self._centre = np.zeros((K, d))  # xbar_k
+
+    @staticmethod
+    def _second_moments(n_arms: int, dim: int, horizon: int | None, options: dict[str, Any]) -> str:
+        """Public rule [Fill]: release the second moments whose noise is expected below their signal.
+
+        With isotropic rows of norm ``C``, after ``T`` rounds a model's Gram has eigenvalues about ``T C^2 /
+        (K d)`` and the pooled diagonal entries about ``T C^2 / d``; one release's noise has std ``sigma = z
+        sqrt(2) C^2 / sqrt(share)`` per entry and spectral norm about ``2 sqrt(d) sigma`` for a matrix. Grams
+        pay when ``T / K >= 2 sqrt(2) z d^{3/2} / sqrt(share)``, the diagonal when ``T >= 2 sqrt(2) z d /
+        sqrt(share)``; else ``"none"``. ``C`` cancels; every input (``T``, ``K``, ``d``, epsilon, delta) is
+        public. With noise off, Grams. Grams only while ``K d^2 <= GRAM_MAX_ENTRIES`` (memory).
+        """
+        fits = n_arms * dim**2 <= GRAM_MAX_ENTRIES  # K Grams in memory
+        if not options.get("noise", True):
+            return "gram" if fits else "diag"
+        if horizon is None:
+            return "none"
+        epsilon = _validate.positive(epsilon=options.get("epsilon", 1.0))
+        delta = options.get("delta")
+        delta = _validate.probability(delta=1.0 / max(horizon, 2) if delta is None else delta)
+        z = 2.0 * math.sqrt(2.0) * gaussian_multiplier(epsilon, delta)
+        free = 1.0 - options.get("aux_share", 0.1)
+        if fits and horizon / n_arms >= z * dim**1.5 / math.sqrt(free * SHARES["gram"]["gram"]):
+            return "gram"
+        if horizon >= z * dim / math.sqrt(free * SHARES["diag"]["diag"]):
+            return "diag"
+        return "none"
+
+    # -- statistics ------------------------------------------------------------------------------
+    def _reset_statistics(self) -> None:
+        K, d = self.n_models, self.dim
+        self._moments, self._sums = np.zeros((K, d)), np.zeros((K, d))
+        self._rewards, self._squares = np.zeros(K), np.zeros(K)
+        self._second = np.zeros((K, d, d) if self.full_gram else d if self.second_moments == "diag" else 0)
+
+    def _accumulate(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
+        onehot = (models[None, :] == np.arange(self.n_models)[:, None]).astype(float)  # (K, m)
+        self._moments += onehot @ (rows * rewards[:, None])
+        self._sums += onehot @ rows
+        self._rewards += onehot @ rewards
+        self._squares += onehot @ rewards**2
+        if self.second_moments == "diag":
+            self._second += np.einsum("ij,ij->j", rows, rows)
+        elif self.full_gram:
+            for k in np.unique(models):
+                mine = rows[models == k]
+                self._second[k] += mine.T @ mine
+
+    def _statistics(self) -> dict[str, np.ndarray]:
+        second = self._second[:, self._upper[0], self._upper[1]] if self.full_gram else self._second
+        values = {
+            "moments": self._moments, "sums": self._sums, "rewards": self._rewards, "squares": self._squares,
+            self.second_moments: second,
+        }
+        return {name: values[name] for name in self.main_blocks}
+
+    def _main_sensitivities(self) -> dict[str, float]:
+        C, B = self.clipping.context_clip, self.clipping.reward_clip
+        values = {
+            "moments": 2.0 * C * B, "sums": 2.0 * C, "rewards": 2.0 * B,
+            "squares": (math.sqrt(2.0) if self.n_models > 1 else 1.0) * B**2,
+            self.second_moments: math.sqrt(2.0) * C**2,
+        }
+        return {name: values[name] for name in self.main_blocks}
+
+    def _end_batch(self) -> None:
+        """Release and refit; a declared reward range keeps the reward clip at its half-width (nothing is
+        clipped, so the sums are exact functions of the rewards)."""
+        super()._end_batch()
+        if self.reward_range is not None:
+            self.clipping.reward_clip = (self.reward_range[1] - self.reward_range[0]) / 2.0
+
+    def _observe(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
+        """Rewards enter the clip centred at their model's centre: ``clip(r - c_k, -B, B)``."""
+        low, high = self.reward_range if self.reward_range is not None else (-np.inf, np.inf)
+        if np.any((rewards < low) | (rewards > high)):
+            raise ValueError(f"Expected rewards within the declared reward_range={self.reward_range}.")
+        super()._observe(rows, models, rewards - (self.centres[models] - self.clipping.reward_center))
+
+    # -- estimate --------------------------------------------------------------------------------
+    def _sigmas(self) -> dict[str, float]:
+        if not self.noise:
+            return dict.fromkeys(("xr", "x", "r", "second", "n"), 0.0)
+        sens = self._main_sensitivities()
+        second = self.second_moments
+        return {
+            "xr": self.release.sigma("moments", sens["moments"]),
+            "second": self.release.sigma(second, sens[second]) if second in sens else 0.0,
+            "x": self.release.sigma("sums", sens["sums"]) if self.with_intercept else 0.0,
+            "r": self.release.sigma("rewards", sens["rewards"]),
+            "n": self.release.sigma("counts", math.sqrt(2.0)) if self.n_models > 1 else 0.0,
+        }
+
+    def _fit(self, released: dict[str, np.ndarray], counts: np.ndarray) -> None:
+        n, c = self.batch_size, self.centres
+        C, B = self.clipping.context_clip, self.clipping.reward_clip
+        sig = self._sigmas()
+        w = n / (sig["xr"] ** 2 + n * (C * B) ** 2 / self.dim)
+        second = released.get(self.second_moments, 0.0)
+        if self.full_gram:
+            full = np.zeros((self.n_models, self.dim, self.dim))
+            full[:, self._upper[0], self._upper[1]] = second
+            second = full + np.triu(full, 1).transpose(0, 2, 1)
+        acc = self._acc
+        acc["n"] += w * counts
+        if self.with_intercept:  # un-centred: sum x r, sum r
+            acc["x"] += w * released["sums"]
+            acc["xr"] += w * (released["moments"] + c[:, None] * released["sums"])
+            acc["r"] += w * (released["rewards"] + c * counts)
+            acc["b"] += w * released["rewards"]
+        else:  # a line through the origin fitted to the rewards centred at each model's mean
+            acc["xr"] += w * released["moments"]
+            acc["r"] += w * (released["rewards"] + c * counts)
+            acc["b"] += w * released["rewards"]
+        acc["rr"] += w * released["squares"]
+        acc["second"] += w * second
+        self._scale += w * n * C**2 / self.dim
+        for key in self._noise_var:
+            self._noise_var[key] += (w * sig[key]) ** 2
+        self._total += w * n
+        self._total_sq += w**2 * n
+        self._estimate()
+
+    def _estimate(self) -> None:
+        """Ridge least squares with an intercept per model from the summed releases (module docstring).
+
+        In weighted sums over model ``k``'s rounds, rewards centred at ``c``: counts ``N``, ``X = sum x``,
+        ``R = sum b``, ``G = sum x b``, second moments ``S``. The slope solves ``(S + lambda I - X X^T / N')
+        theta = G - X R / N'`` (``N' = N + lambda_0``; the Schur complement of the intercept in least squares
+        on ``(1, x)``), on the coordinates kept by the screen; the intercept is ``(R - X^T theta) / N'``.
+        ``S`` is the full Gram, or its diagonal (then the rank-one term is handled by Sherman-Morrison).
+        """
+        acc, nv, d = self._acc, self._noise_var, self.dim
+        C = self.clipping.context_clip
+        rho = self._total_sq / self._total  # sampling variance of a weighted sum per unit of weighted count
+        N = np.maximum(acc["n"], 0.0)
+        X = acc["x"]
+        R, G = acc["r"], acc["xr"]
+        Nr = N + 2.0 * math.sqrt(nv["n"]) + rho  # intercept ridge: count noise plus one round
+        if self.full_gram:  # per-model Grams: ridge = noise spectral norm (semicircle) + 1 (units of C)
+            lam = 2.0 * math.sqrt(d * nv["second"]) + rho * C**2
+        else:  # pooled diagonal per unit weight, floored at twice its noise
+            floor = 2.0 * math.sqrt(nv["second"])
+            second = acc["second"] if self.second_moments == "diag" else self._scale
+            pooled = np.broadcast_to(np.maximum(second, floor) / self._total, (d,))
+            lam = rho * C**2
+        mean_b = R / Nr
+        var_r = np.maximum(acc["rr"] / Nr - (acc["b"] / Nr) ** 2, 0.0)
+        theta = np.zeros((self.n_models, d))
+        sd = np.zeros((self.n_models, d))
+        for k in range(self.n_models):
+            second = acc["second"][k] if self.full_gram else N[k] * pooled
+            diag = np.maximum(np.diagonal(second) if self.full_gram else second, 0.0)
+            centred = np.maximum(diag - X[k] ** 2 / Nr[k], 0.0) + lam
+            target = G[k] - X[k] * mean_b[k]
+            # released noise of G - X mean (the sums were un-centred at about the mean) and sampling noise
+            noise = nv["xr"] + (mean_b[k] - self.centres[k]) ** 2 * nv["x"] + var_r[k] * rho * diag
+            sd[k] = np.sqrt(noise) / centred
+            if self.full_gram:  # small d: ridge on every coordinate
+                theta[k] = self._solve(second, lam, X[k], Nr[k], target, np.arange(d))
+                continue
+            support = np.flatnonzero(self._discoveries(target / np.sqrt(noise)))
+            for final in (False, True):
+                if support.size == 0:
+                    break
+                slope = self._solve(second, lam, X[k], Nr[k], target, support)
+                if final:
+                    theta[k, support] = slope
+                else:  # keep the screened coordinates whose joint slope stands above the noise
+                    support = support[self._discoveries(slope / sd[k, support], d)]
+        self.theta = theta
+        self._centre = X / Nr[:, None]
+        self._slope_var = sd**2
+        self._score_sd = np.sqrt(var_r * rho / Nr + nv["r"] / Nr**2)
+        if not self.with_intercept:
+            if self.reward_range is None:
+                self.centres = acc["r"] / Nr
+            return
+        self.intercept = self._shrink((R - np.einsum("kd,kd->k", theta, X)) / Nr, self._score_sd**2)
+        centres = self.intercept + np.einsum("kd,kd->k", theta, self._centre)  # each model's mean reward
+        if self.reward_range is None:  # a declared range keeps its midpoint (no clipping there)
+            self.centres = centres
+
+    def _discoveries(self, z: np.ndarray, tests: int | None = None) -> np.ndarray:
+        """Benjamini-Hochberg at level ``fdr`` on two-sided normal p-values of ``z`` (``tests`` hypotheses,
+        default ``z.size``): the coordinates kept."""
+        p = 2.0 * stats.norm.sf(np.abs(z))
+        m = z.size if tests is None else tests
+        order = np.argsort(p, kind="stable")
+        passed = np.flatnonzero(p[order] <= self.fdr * np.arange(1, z.size + 1) / m)
+        keep = np.zeros(z.size, dtype=bool)
+        if passed.size:
+            keep[order[: passed[-1] + 1]] = True
+        return keep
+
+    @staticmethod
+    def _shrink(intercept: np.ndarray, variance: np.ndarray) -> np.ndarray:
+        """Intercepts shrunk towards their precision-weighted mean by an empirical-Bayes factor ``tau^2 /
+        (tau^2 + v_k)`` (``tau^2``: their spread beyond the noise ``v_k``, method of moments) [Fill]: a noisy
+        intercept of a little-played arm otherwise decides greedy play for every user, starving the rest."""
+        if intercept.size < 2:
+            return intercept
+        precision = 1.0 / np.maximum(variance, 1e-300)
+        centre = float(np.sum(precision * intercept) / np.sum(precision))
+        tau2 = max(float(np.mean((intercept - centre) ** 2 - variance)), 0.0)
+        return centre + (intercept - centre) * tau2 / (tau2 + variance)
+
+    def _solve(
+        self,
+        second: np.ndarray,
+        lam: float,
+        X: np.ndarray,
+        Nr: float,
+        target: np.ndarray,
+        support: np.ndarray,
+    ) -> np.ndarray:
+        """``(S + lam I - X X^T / Nr)^{-1} target`` on ``support``; eigenvalues floored at ``lam``."""
+        x, t = X[support], target[support]
+        if self.full_gram:
+            matrix = second[np.ix_(support, support)] - np.outer(x, x) / Nr
+            values, vectors = np.linalg.eigh(matrix)
+            return vectors @ ((vectors.T @ t) / (np.maximum(values, 0.0) + lam))
+        diag = np.maximum(second[support], 0.0) + lam
+        a, b = t / diag, x / diag
+        return a + b * (x @ a) / max(Nr - x @ b, DENOMINATOR_FLOOR * Nr)
+
+    # -- play ------------------------------------------------------------------------------------
+    def scores(self, observations: np.ndarray) -> np.ndarray:
+        """Intercept plus slope, perturbed by ``exploration`` standard errors (one draw per round and arm)."""
+        mean = super().scores(observations)
+        if self.observation_model == "shared":
+            mean = mean + self.intercept
+        if self.exploration == 0.0 or self.batch == 0:
+            return mean
+        m = observations.shape[0]
+        kept = np.flatnonzero(self._slope_var.any(axis=0))
+        shared = self.observation_model == "shared"
+        var = np.broadcast_to(self._score_sd**2 if shared else 0.0, (m, self.n_arms))
+        if kept.size:
+            if self.observation_model == "shared":
+                X = observations[:, kept]
+                sv, xc = self._slope_var[:, kept], self._centre[:, kept]
+                var = var + (X**2) @ sv.T - 2.0 * X @ (sv * xc).T + np.einsum("kd,kd->k", sv, xc**2)
+            else:
+                diff = observations[:, :, kept] - self._centre[0, kept]
+                var = var + diff**2 @ self._slope_var[0, kept]
+        noise = self._explore_rng.standard_normal((m, self.n_arms))
+        return mean + self.exploration * np.sqrt(np.maximum(var, 0.0)) * noise
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """Identifying hyper-parameters."""
+        return {
+            **super().params, "reward_range": self.reward_range, "second_moments": self.second_moments,
+            "fdr": self.fdr, "exploration": self.exploration,
+        }
+
+
+class PrivateAgentPerArm(PrivateAgent):
+    """:class:`PrivateAgent` for per-arm features ``X_t`` of shape ``(n_arms, dim)``, one shared parameter."""
+
+    observation_model = "per_arm"
+
+
+def _reward_range(reward_range: Any) -> tuple[float, float]:
+    """Validate a declared ``(low, high)`` with finite ``low < high``."""
+    try:
+        low, high = (float(v) for v in reward_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"Expected reward_range=(low, high), got reward_range={reward_range!r}.") from None
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise ValueError(f"Expected finite reward_range=(low, high) with low < high, got {reward_range!r}.")
+    return low, high

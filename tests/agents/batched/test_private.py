@@ -1,0 +1,217 @@
+"""PrivateAgent (`private`): learning, identical play paths, determinism, the noise it draws against an
+independent calibration, sensitivities by brute force, state from releases only, the second-moment rule,
+validation."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import dp_accounting
+import numpy as np
+import pytest
+from batched_helpers import Recorder, assert_scale, rounds, statistics
+
+from dpbandit.agents import agent_class
+from dpbandit.agents.batched.private import PrivateAgent, PrivateAgentPerArm
+from dpbandit.agents.uniform import RandomAgent, RandomPerArmAgent
+from dpbandit.harness import run
+from dpbandit.privacy import accounting
+
+
+def stated(agent, C: float, B: float) -> dict[str, float]:
+    """Each block's l2 sensitivity at clips C and B as the module docstring derives it (not from the code)."""
+    switch = agent.n_models > 1
+    out = {"moments": 2 * C * B, "squares": (math.sqrt(2) if switch else 1.0) * B**2, "rewards": 2 * B,
+           "context_inside": 1.0, "reward_inside": 1.0}
+    if agent.with_intercept:
+        out["sums"] = 2 * C
+    if agent.second_moments != "none":
+        out[agent.second_moments] = math.sqrt(2) * C**2
+    if switch:
+        out["counts"] = math.sqrt(2)
+    return out
+
+
+CONFIGS = [  # (class, env id, env options, agent options): every release layout
+    (PrivateAgent, "dpbandit/HDBSection54-v0", {}, {}),  # pooled diagonal, no intercept
+    (PrivateAgent, "dpbandit/LinearBandit-v0", {"dim": 4, "n_arms": 3}, {}),  # per-arm Grams
+    (PrivateAgent, "dpbandit/LogisticBandit-v0", {},
+     {"reward_range": (0.0, 1.0), "second_moments": "none", "intercept": True}),
+    (PrivateAgentPerArm, "dpbandit/PerArmLinearBandit-v0", {}, {"reward_range": (-2.0, 2.0)}),
+]
+
+
+@pytest.mark.parametrize(("cls", "env_id", "env", "options"), CONFIGS)
+def test_drawn_noise_matches_an_independent_calibration(cls, env_id, env, options) -> None:
+    """The noise added to every block has std z Delta_b / sqrt(share_b), with z from dp-accounting for (1,
+    1/T) and Delta_b from the clips (so a halved sensitivity or multiplier fails, as would a doubled one); the
+    epsilon recomputed from the drawn noise is the target."""
+    T = 4_000
+    block = rounds(env_id, T, **env)
+    K, d = block.rewards.shape[1], block.observations.shape[-1]
+    agent = cls(K, d, rng=np.random.default_rng(5), horizon=T, epsilon=1.0, first_batch=16, **options)
+    rec = Recorder(agent)
+    agent.play_block(block.observations, block.rewards)
+    z = accounting.gaussian_sigma(1.0, 1.0 / T)
+    assert agent.release.multiplier == pytest.approx(z)
+    pieces: dict[str, list[np.ndarray]] = {}
+    for values, sens, out, (C, B), _ in rec.calls:
+        expected = stated(agent, C, B)
+        assert set(sens) == set(expected)
+        for name, delta in expected.items():
+            assert sens[name] == pytest.approx(delta), name
+            noise = np.ravel(out[name] - values[name]) * math.sqrt(agent.release.shares[name]) / delta
+            pieces.setdefault(name, []).append(noise)
+    unit = np.concatenate([np.concatenate(p) for p in pieces.values()])  # N(0, z^2) if calibrated
+    assert_scale(unit, z, "all blocks")
+    for name in ("moments", agent.second_moments if agent.second_moments != "none" else "squares"):
+        assert_scale(np.concatenate(pieces[name]), z, name)
+    z_hat = math.sqrt(float(np.mean(unit**2)))
+    eps_hat = accounting.epsilon_for(dp_accounting.GaussianDpEvent(z_hat), 1.0 / T, "pld")
+    assert eps_hat == pytest.approx(1.0, rel=0.1)
+    assert agent.privacy.epsilon == pytest.approx(1.0, abs=1e-3)
+    assert (agent.privacy.claimed_epsilon, agent.privacy.claimed_delta) == (1.0, 1.0 / T)
+
+
+@pytest.mark.parametrize(("cls", "options"), [
+    (PrivateAgent, {}),
+    (PrivateAgent, {"reward_range": (-1.0, 1.0), "second_moments": "gram", "intercept": True}),
+    (PrivateAgent, {"reward_range": (-1.0, 1.0), "second_moments": "diag", "intercept": True}),
+    (PrivateAgentPerArm, {"second_moments": "gram"}),
+])
+def test_sensitivities_hold_and_are_attained(cls, options) -> None:
+    """Replace one user's record (context, played arm, reward): every block moves by at most its stated
+    sensitivity, and the worst case is attained (not loose by 2x either)."""
+    K, d = 3, 5
+    agent = cls(K, d, rng=np.random.default_rng(0), horizon=100, **options)
+    C = 1.7
+    B = agent.clipping.reward_clip if agent.reward_range else 0.4
+    agent.clipping.context_clip, agent.clipping.reward_clip = C, B
+    c = agent.clipping.reward_center
+    expected = stated(agent, C, B)
+    rng = np.random.default_rng(1)
+    rows = rng.normal(size=(12, d))
+    models = rng.integers(agent.n_models, size=12)
+    rewards = c + rng.uniform(-B, B, size=12)
+    rows[0] = 0.0
+    rows[0, 0] = 10.0  # norm above C on one axis, reward at the top of the range
+    rewards[0] = c + B
+    base = statistics(agent, rows, models, rewards)
+    candidates = [rng.normal(scale=s, size=d) for s in (0.1, 1.0, 10.0) for _ in range(15)]
+    candidates += [rows[0], -rows[0], np.eye(d)[1] * 10.0]
+    worst = dict.fromkeys(expected, 0.0)
+    for x in candidates:
+        for model in range(agent.n_models):
+            outside = () if agent.reward_range else (c + 3 * B,)
+            for r in (c - B, c - 0.1 * B, c, c + 0.5 * B, c + B, *outside):
+                rows2, models2, rewards2 = rows.copy(), models.copy(), rewards.copy()
+                rows2[0], models2[0], rewards2[0] = x, model, r
+                other = statistics(agent, rows2, models2, rewards2)
+                for k in expected:
+                    worst[k] = max(worst[k], float(np.linalg.norm(other[k] - base[k])))
+    sens = agent.sensitivities()
+    assert set(sens) == set(expected)
+    for k in expected:
+        assert sens[k] == pytest.approx(expected[k]), k
+        assert worst[k] <= expected[k] * (1 + 1e-12), k
+        if not (k == "reward_inside" and agent.reward_range):  # declared rewards are never outside
+            assert worst[k] >= 0.99 * expected[k], k
+    if agent.reward_range:
+        with pytest.raises(ValueError, match="reward_range"):
+            agent.update(rows[0] if agent.observation_model == "shared" else np.ones((K, d)), 0, c + 2 * B)
+
+
+def test_state_is_a_function_of_the_releases_only() -> None:
+    """Fix what the releases return and change the data: the policy, centres and clips carried to the next
+    batch are identical (nothing computed from exact counts or data leaks past the release)."""
+    T = 600
+    blocks = [rounds("dpbandit/LogisticBandit-v0", T, seed=s) for s in (1, 2)]
+    states = []
+    for block in blocks:
+        agent = PrivateAgent(5, 10, rng=np.random.default_rng(3), horizon=T, reward_range=(0.0, 1.0),
+                             first_batch=20, second_moments="gram", exploration=1.0, intercept=True)
+        canned = np.random.default_rng(11)
+
+        def fixed(rng, values, sensitivities, canned=canned):
+            return {k: canned.normal(size=np.shape(v)) * 5.0 + 3.0 for k, v in values.items()}
+
+        agent.release.release = fixed
+        agent.play_block(block.observations, block.rewards)
+        states.append((agent.theta.copy(), agent.intercept.copy(), agent.centres.copy(),
+                       agent.clipping.context_clip, agent.clipping.reward_clip))
+    for a, b in zip(*states, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert np.any(states[0][0])  # it fitted something
+
+
+@pytest.mark.parametrize(("cls", "env_id", "options"), [
+    (PrivateAgent, "dpbandit/HDBSection54-v0", {"exploration": 1.0}),
+    (PrivateAgent, "dpbandit/LogisticBandit-v0", {"reward_range": (0.0, 1.0), "second_moments": "gram",
+                                                  "intercept": True}),
+    (PrivateAgentPerArm, "dpbandit/PerArmLinearBandit-v0", {"exploration": 1.0}),
+])
+def test_act_update_equals_play_block_and_same_seed_same_numbers(cls, env_id, options) -> None:
+    T = 1_500
+    block = rounds(env_id, T)
+    K, d = block.rewards.shape[1], block.observations.shape[-1]
+    make = functools.partial(cls, K, d, horizon=T, first_batch=8, epsilon=10.0, delta=1e-4, **options)
+    a, b, c = (make(rng=np.random.default_rng(9)) for _ in range(3))
+    stepped = []
+    for obs, rew in zip(block.observations, block.rewards, strict=True):
+        action = a.act(obs)
+        a.update(obs, action, float(rew[action]))
+        stepped.append(action)
+    blocked = np.concatenate([b.play_block(block.observations[:700], block.rewards[:700]),
+                              b.play_block(block.observations[700:], block.rewards[700:])])
+    np.testing.assert_array_equal(stepped, blocked)
+    np.testing.assert_allclose(a.theta, b.theta, rtol=1e-9, atol=1e-12)
+    assert a.theta.any()
+    again = np.concatenate([c.play_block(block.observations[:700], block.rewards[:700]),
+                            c.play_block(block.observations[700:], block.rewards[700:])])
+    np.testing.assert_array_equal(again, blocked)
+    np.testing.assert_array_equal(c.theta, b.theta)
+
+
+def test_learns_at_epsilon_one_with_its_defaults() -> None:
+    """Per-arm linear rewards (no declared range); Bernoulli rewards with their declared range."""
+    df = run("dpbandit/PerArmLinearBandit-v0", {"private": PrivateAgentPerArm, "random": RandomPerArmAgent},
+             n_seeds=2, horizon=3_000, progress=False)
+    final = df[df.step == 3_000].groupby("agent")["cumulative_regret"].mean()
+    assert final["private"] < 0.5 * final["random"]
+    bounded = functools.partial(PrivateAgent, reward_range=(0.0, 1.0))
+    agents = {"private": bounded, "off": functools.partial(bounded, noise=False), "random": RandomAgent}
+    df = run("dpbandit/LogisticBandit-v0", agents, n_seeds=2, horizon=5_000, progress=False)
+    final = df[df.step == 5_000].groupby("agent")["cumulative_regret"].mean()
+    assert final["private"] < 0.9 * final["random"]
+    assert final["off"] < 0.4 * final["random"]
+
+
+def test_second_moment_rule_and_registry() -> None:
+    rng = np.random.default_rng(0)
+    delta = 1 / 4_000  # one calibration for the whole test
+    assert PrivateAgent(5, 20, rng=rng, horizon=20_000, delta=delta).second_moments == "gram"
+    assert PrivateAgent(2, 50, rng=rng, horizon=10_000, delta=delta).second_moments == "diag"
+    assert PrivateAgent(10, 5_000, rng=rng, horizon=100_000, delta=delta).second_moments == "none"
+    assert PrivateAgent(10, 5_000, rng=rng, horizon=100_000, noise=False).second_moments == "diag"  # memory
+    assert PrivateAgent(2, 50, rng=rng, horizon=10_000, noise=False).second_moments == "gram"
+    assert agent_class("private") is PrivateAgent and agent_class("private-perarm") is PrivateAgentPerArm
+    agent = PrivateAgent(3, 4, rng=rng, horizon=100, reward_range=(0, 1))
+    assert not agent.with_intercept and "sums" not in agent.release.shares
+    assert agent.clipping.reward_center == 0.5 and agent.clipping.reward_clip == 0.5
+    assert PrivateAgent(3, 4, rng=rng, horizon=100, intercept=True).release.shares["sums"] > 0
+
+
+@pytest.mark.parametrize(("options", "match"), [
+    ({"reward_range": (1.0, 0.0)}, "reward_range"),
+    ({"reward_range": (0.0, math.inf)}, "reward_range"),
+    ({"reward_range": 1.0}, "reward_range"),
+    ({"reward_range": (0.0, 1.0), "reward_center": 0.5}, "reward_range"),
+    ({"second_moments": "full"}, "second_moments"),
+    ({"fdr": 0.0}, "fdr"),
+    ({"exploration": -1.0}, "exploration"),
+    ({"epsilon": 0.0}, "epsilon"),
+])
+def test_bad_inputs_are_named(options, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        PrivateAgent(3, 4, rng=np.random.default_rng(0), horizon=100, **options)
