@@ -68,6 +68,7 @@ from scipy import stats
 
 from dpbandit import _validate
 from dpbandit.agents.batched.gaussian import GaussianBatchedAgent
+from dpbandit.privacy.budget import default_delta
 from dpbandit.privacy.release import gaussian_multiplier
 
 __all__ = ["PrivateAgent", "PrivateAgentPerArm"]
@@ -91,7 +92,8 @@ class PrivateAgent(GaussianBatchedAgent):
 
     Args:
         n_arms, dim, rng, horizon: the Agent contract (``horizon`` or ``delta`` is required).
-        epsilon, delta: the target (``delta`` defaults to ``1 / T``).
+        epsilon, delta: the target (``delta`` defaults to ``min(1e-5, 1 / (10 T))``,
+            :func:`dpbandit.privacy.budget.default_delta`).
         reward_range: declared ``(low, high)`` of the rewards, both finite (sets the centre and first clip).
         second_moments: ``"gram"``, ``"diag"`` or ``"none"`` (default: the public rule of
             :meth:`_second_moments`).
@@ -176,7 +178,7 @@ class PrivateAgent(GaussianBatchedAgent):
             return "none"
         epsilon = _validate.positive(epsilon=options.get("epsilon", 1.0))
         delta = options.get("delta")
-        delta = _validate.probability(delta=1.0 / max(horizon, 2) if delta is None else delta)
+        delta = _validate.probability(delta=default_delta(horizon) if delta is None else delta)
         z = 2.0 * math.sqrt(2.0) * gaussian_multiplier(epsilon, delta)
         free = 1.0 - options.get("aux_share", 0.1)
         if fits and horizon / n_arms >= z * dim**1.5 / math.sqrt(free * SHARES["gram"]["gram"]):
