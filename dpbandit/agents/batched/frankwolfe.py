@@ -71,6 +71,7 @@ import dp_accounting
 import numpy as np
 
 from dpbandit import _validate
+from dpbandit.agents.batched import size
 from dpbandit.agents.batched.base import BatchedAgent
 from dpbandit.agents.batched.clipping import check_rewards, validate_reward_range
 from dpbandit.optim.geometry import lmo
@@ -221,6 +222,10 @@ class BatchedDPHDB(BatchedAgent):
         max_rounds_per_user: int | None = None,
         noise: bool = True,
     ) -> None:
+        # footprint() reads these three
+        self.steps_per_batch = _validate.integer(steps_per_batch=steps_per_batch, minimum=1)
+        grid = 2.0 ** (-np.arange(_validate.integer(clip_grid=clip_grid, minimum=2)) / 2.0)
+        self._grid = grid.size if residual_quantile is not None else 1
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch,
                          batch_ratio=batch_ratio, max_rounds_per_user=max_rounds_per_user)
         self.epsilon = _validate.positive(epsilon=epsilon)
@@ -234,8 +239,6 @@ class BatchedDPHDB(BatchedAgent):
         self.residual_quantile = _quantile(residual_quantile=residual_quantile)
         self.context_quantile = _quantile(context_quantile=context_quantile)
         clip_share = _validate.probability(clip_share=clip_share)
-        grid = 2.0 ** (-np.arange(_validate.integer(clip_grid=clip_grid, minimum=2)) / 2.0)
-        self.steps_per_batch = _validate.integer(steps_per_batch=steps_per_batch, minimum=1)
         self.step_rule = _validate.one_of(STEP_RULES, step_rule=step_rule)
         self.noise = bool(noise)
         #: Public candidates of the residual clip B and of the context clip C.
@@ -251,6 +254,26 @@ class BatchedDPHDB(BatchedAgent):
         self.fw_steps = 0  #: Frank-Wolfe steps taken per arm
         self.clips: list[tuple[float, float]] = []  #: (B, C) used in each finished batch
         self._reset_batch()
+
+    def footprint(self) -> size.Footprint:
+        """Size of a run (``G`` residual-clip candidates, at most ``clip_grid``; ``S = steps_per_batch``).
+
+        state: the batch's sums ``K G d`` and, with ``S > 1``, the batch's rows three times at its end (the
+        kept blocks, their concatenation, the gather of the iterates in the residuals): ``3 n d`` floats for
+        the largest batch ending within the horizon (without one: rows are unbounded, left out); work per
+        round: the scores (``K d``), residual and clip (``3 d``), the gradient sums (``2 G d``) and the
+        context quantile's sort (``d log2 d``), plus per batch ``(S - 1)`` passes of ``5 n d`` (residuals,
+        gradient sums) and ``S`` vertex choices over ``2 d`` vertices per arm (``20 K d``), over the
+        horizon's ``T`` rounds. At d = 5000, K = 10: 0.13 GB at T = 3000, 1.97 GB up to T = 65,503; from
+        T = 65,504 (the batch of 32,768 rounds ends within it) 3.9 GB: refused.
+        """
+        d, K, S, G = self.dim, self.n_arms, self.steps_per_batch, self._grid
+        per_round = K * d + 3 * d + 2 * G * d + d * math.log2(d)
+        batches = size.released_batches(self.schedule, self.horizon)
+        rows = 3 * max(batches, default=0) * d if S > 1 else 0
+        work = sum((S - 1) * 5 * n * d + S * 20 * K * d for n in batches)
+        amortised = work / self.horizon if batches else 0.0
+        return size.Footprint(size.FLOAT * (K * G * d + rows), per_round + amortised, self.input_per_round)
 
     def _reset_batch(self) -> None:
         self._sums = np.zeros((self.n_arms, self.residual_candidates.size, self.dim))  # sum clip_j(res) x~
