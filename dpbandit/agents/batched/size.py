@@ -9,10 +9,11 @@ the per-batch terms are left out, as they vanish on a long run of growing batche
 round's observation. :func:`check` refuses, before any allocation or calibration, when [Fill]:
 
 * ``state_bytes > MAX_STATE_BYTES`` (2 GB, the issue's bound);
-* ``work_per_round > WORK_PER_INPUT * input_per_round`` (1,000 operations per observed float): the
-  environment's own round costs a few operations per float it draws, so work far above it makes the agent
-  many times slower than random play. Measured (docs/performance.md): ``batched-ridge`` at d = 300, K = 4
-  (560 per float at T = 3000) runs at 1.1x random's time; at d = 1000, K = 10 (7,800) at 26x;
+* ``work_per_round > WORK_RATIO * (n_arms * dim + ROUND_OVERHEAD)`` (100 times the environment's own round:
+  its ``n_arms`` means of ``dim``-long products, or ``n_arms`` feature rows, plus the fixed cost of a round in
+  Python counted as ``2^16`` operations, about 50 us at ~1 ns each): work far above it makes the agent many
+  times slower than random play. Measured (docs/performance.md): ``batched-ridge`` at d = 300, K = 4
+  (T = 3000: ratio 2.5) runs at 1.1x random's time; at d = 1000, K = 10 (ratio 103) at 26x;
 * ``input_per_round > MAX_INPUT`` for per-arm agents (2^18 floats, 2 MiB, per round): block features of a
   shared context (``e_k (x) x_t``, ``K x dK`` floats per round) at d = 5000, K = 10 are 500,000 floats per
   round, 100 times the context; building and reading them alone costs more than 3x the environment's round.
@@ -27,12 +28,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from dpbandit.agents.batched.base import BatchSchedule
 
-__all__ = ["MAX_INPUT", "MAX_STATE_BYTES", "WORK_PER_INPUT", "Footprint", "check", "released_batches"]
+__all__ = [
+    "MAX_INPUT", "MAX_STATE_BYTES", "ROUND_OVERHEAD", "WORK_RATIO", "Footprint", "check", "released_batches",
+]
 
 #: Largest state an agent may hold, bytes [Fill: the issue's 2 GB].
 MAX_STATE_BYTES = 2e9
-#: Largest amortised work per round, in floating-point operations per float of one round's observation [Fill].
-WORK_PER_INPUT = 1000.0
+#: Largest amortised work per round, in multiples of the environment's round (module docstring) [Fill].
+WORK_RATIO = 100.0
+#: The fixed cost of one round of the environment in Python, in operations [Fill].
+ROUND_OVERHEAD = 2**16
 #: Largest observation of one round of a per-arm agent, floats (``n_arms * dim``) [Fill].
 MAX_INPUT = 2**18
 #: Bytes of one float64.
@@ -66,9 +71,10 @@ def check(name: str, footprint: Footprint, *, n_arms: int, dim: int, per_arm: bo
     reasons = []
     if footprint.state_bytes > MAX_STATE_BYTES:
         reasons.append(f"state over {MAX_STATE_BYTES / 1e9:.3g} GB")
-    ratio = footprint.work_per_round / footprint.input_per_round
-    if ratio > WORK_PER_INPUT:
-        reasons.append(f"{ratio:.3g} operations per observed float (limit {WORK_PER_INPUT:.0f})")
+    ratio = footprint.work_per_round / (n_arms * dim + ROUND_OVERHEAD)
+    if ratio > WORK_RATIO:
+        reasons.append(f"{ratio:.3g} times the environment's round of n_arms x dim + {ROUND_OVERHEAD} "
+                       f"operations (limit {WORK_RATIO:.0f})")
     if per_arm and footprint.input_per_round > MAX_INPUT:
         reasons.append(f"n_arms x dim = {footprint.input_per_round:,} floats of features per round "
                        f"({footprint.input_per_round * FLOAT / 2**20:.3g} MiB; limit {MAX_INPUT:,})")

@@ -26,7 +26,7 @@ REFUSING = {
     "batched-peeling-perarm": (PER_ARM_D, T),
     "fliphat": (PER_ARM_D, T),
     "fliphat-disjoint": (D, 10**5),  # from T = 16,383: 10 Gram matrices of 5000^2 (2.0 GB)
-    "dphdb-batched": (D, 10**5),  # from T = 65,504: the batch of 32,768 rounds kept three times (3.9 GB)
+    "dphdb-batched": (D, 10**5),  # from T = 65,504: the batch of 32,768 rounds kept twice (2.6 GB)
 }
 RUNNING = ("batched-screening", "batched-peeling", "fliphat-disjoint", "dphdb-batched")
 
@@ -52,7 +52,7 @@ def test_refuses_at_d5000_k10_with_memory_and_alternative(name: str) -> None:
         ("batched-ridge", D, T, 6 * 8 * K * D**2 / 1e9),  # 12: Grams, factors and the fit's temporaries
         ("batched-ridge-perarm", PER_ARM_D, T, 6 * 8 * PER_ARM_D**2 / 1e9),  # 120
         ("fliphat-disjoint", D, 10**5, 8 * K * (D**2 + D) / 1e9),  # 2.0: the episodes' Gram statistics
-        ("dphdb-batched", D, 10**5, 8 * (K * 16 * D + 3 * 32_768 * D) / 1e9),  # 3.94
+        ("dphdb-batched", D, 10**5, 8 * (K * 16 * D + 2 * 32_768 * D) / 1e9),  # 2.6
     ],
 )
 def test_refusal_states_the_memory_of_the_formula(name: str, dim: int, horizon: int, gigabytes: float):
@@ -65,7 +65,7 @@ def test_runs_at_d5000_k10_t3000(name: str) -> None:
     agent = build(name, D, T)
     footprint = agent.footprint()
     assert footprint.state_bytes <= size.MAX_STATE_BYTES
-    assert footprint.work_per_round <= size.WORK_PER_INPUT * footprint.input_per_round
+    assert footprint.work_per_round <= size.WORK_RATIO * (K * D + size.ROUND_OVERHEAD)
 
 
 def test_refusal_before_any_allocation() -> None:
@@ -88,6 +88,8 @@ def test_refusal_before_any_allocation() -> None:
         ("batched-peeling-perarm", 3, 4000, 10_000),
         ("batched-ridge", 4, 300, 50_000),  # learning suite S3
         ("batched-ridge", 10, 64, 100_000),  # digits
+        ("batched-ridge", 4, 300, 100),  # a short run: its per-batch factorisations over few rounds
+        ("batched-ridge", 2, 300, 3000),
         ("fliphat-disjoint", 10, D, 16_382),  # last horizon before its Gram episodes
         ("dphdb-batched", 10, D, 65_503),  # last horizon before its 32,768-round batch
     ],
@@ -105,7 +107,7 @@ def test_fliphat_disjoint_refuses_from_its_first_gram_episode() -> None:
     ("footprint", "per_arm", "reason"),
     [
         (size.Footprint(size.MAX_STATE_BYTES * 1.01, 1.0, 10), False, "state over 2 GB"),
-        (size.Footprint(1.0, size.WORK_PER_INPUT * 10 * 1.01, 10), False, "operations per observed float"),
+        (size.Footprint(1.0, size.WORK_RATIO * (10 + size.ROUND_OVERHEAD) * 1.01, 10), False, "times the"),
         (size.Footprint(1.0, 1.0, size.MAX_INPUT + 1), True, "floats of features per round"),
     ],
 )
@@ -115,8 +117,9 @@ def test_each_threshold_refuses_just_above(footprint: size.Footprint, per_arm: b
 
 
 def test_thresholds_pass_at_the_limit() -> None:
-    size.check("Agent", size.Footprint(size.MAX_STATE_BYTES, size.WORK_PER_INPUT * 10, 10), n_arms=2, dim=5,
-               per_arm=False, instead="other")
+    work = size.WORK_RATIO * (10 + size.ROUND_OVERHEAD)
+    size.check("Agent", size.Footprint(size.MAX_STATE_BYTES, work, 10), n_arms=2, dim=5, per_arm=False,
+               instead="other")
     size.check("Agent", size.Footprint(1.0, 1.0, size.MAX_INPUT), n_arms=2, dim=5, per_arm=True,
                instead="other")
     # a shared-context agent's input is its context: no per-arm cap
