@@ -40,6 +40,7 @@ import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
+from dpbandit.agents.batched import size
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpbandit.privacy.guarantee import PrivacyGuarantee
@@ -87,6 +88,8 @@ class BatchedAgent(Agent):
     """
 
     observation_model: ClassVar[str] = "shared"
+    #: The agents a refused size points to (:mod:`~dpbandit.agents.batched.size`).
+    instead: ClassVar[str] = "batched-screening or private"
 
     def __init__(
         self,
@@ -113,6 +116,8 @@ class BatchedAgent(Agent):
                 f"first_batch <= {self.horizon} or a longer horizon."
             )
         self.n_models = self.n_arms if self.observation_model == "shared" else 1
+        size.check(type(self).__name__, self.footprint(), n_arms=self.n_arms, dim=self.dim,
+                   per_arm=self.observation_model == "per_arm", instead=self.instead)
         self.theta = np.zeros((self.n_models, self.dim))
         self.noise_rng, self._tie_rng = self.rng.spawn(2)
         self.round = 0  #: rounds played
@@ -123,6 +128,23 @@ class BatchedAgent(Agent):
         self.rounds_capped = 0  #: rounds past their person's cap so far (played, not learned from)
         self._user_rounds: dict[int, int] = {}  # person -> rounds seen (own bookkeeping, never released)
         self._users_seen = False
+
+    # -- size ------------------------------------------------------------------------------------
+    @property
+    def input_per_round(self) -> int:
+        """Floats of one round's observation: ``dim`` (shared context) or ``n_arms * dim`` (per-arm)."""
+        return self.dim if self.observation_model == "shared" else self.n_arms * self.dim
+
+    def footprint(self) -> size.Footprint:
+        """Size of a run (checked at construction, :mod:`~dpbandit.agents.batched.size`); linear agents:
+
+        state: a few ``(n_models, dim)`` float64 arrays (``theta``, the batch's sums, the running averages),
+        ``4 * 8 n_models dim`` bytes; work per round: the scores (``n_arms * dim``) and the played row's
+        clipping and sums (``4 dim``). Subclasses with larger state or per-batch fits override it, reading
+        only the constructor's arguments and the schedule (called before anything is allocated).
+        """
+        work = self.n_arms * self.dim + 4 * self.dim
+        return size.Footprint(4 * size.FLOAT * self.n_models * self.dim, work, self.input_per_round)
 
     # -- hooks -----------------------------------------------------------------------------------
     def _observe(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:

@@ -77,6 +77,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpbandit import _validate
+from dpbandit.agents.batched import size as sizes
 from dpbandit.agents.batched.base import BatchedAgent
 from dpbandit.agents.batched.clipping import AdaptiveClipping, check_rewards, validate_reward_range
 from dpbandit.optim.geometry import project_lp_ball
@@ -196,6 +197,7 @@ class FLIPHAT(BatchedAgent):
     """
 
     observation_model = "per_arm"
+    instead = "fliphat-disjoint (on a shared context: the same model without block features) or private"
     #: Neighbour cases of one episode (peeling.peeling_epsilon): one model moved by up to lam.
     cases: tuple[tuple[int, float], ...] = peeling.SINGLE
 
@@ -231,6 +233,7 @@ class FLIPHAT(BatchedAgent):
                 "user-level accounting of its peeling episodes is not derived (use batched-screening, "
                 "batched-ridge, batched-peeling or dphdb-batched for returning users)."
             )
+        self.iteration_scale = _validate.nonnegative(iteration_scale=iteration_scale)  # footprint() reads it
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch,
                          batch_ratio=batch_ratio)
         self.epsilon = _validate.positive(epsilon=epsilon)
@@ -248,7 +251,6 @@ class FLIPHAT(BatchedAgent):
         self.reward_clip = _validate.positive(reward_clip=reward_clip)
         self.l1_radius = _validate.positive(l1_radius=l1_radius)
         self.step_size = _validate.positive(step_size=step_size)
-        self.iteration_scale = _validate.nonnegative(iteration_scale=iteration_scale)
         self.calibration = _validate.one_of(peeling.CALIBRATIONS, calibration=calibration)
         self.adaptive_clipping = bool(adaptive_clipping)
         if self.adaptive_clipping and self.calibration != "tight":
@@ -272,6 +274,38 @@ class FLIPHAT(BatchedAgent):
         self.releases: list[EpisodeRelease] = []  #: one record per finished episode
         self._data: EpisodeData | None = None
         self._inside = np.zeros(2)  # rows and rewards inside the clips in the current episode
+
+    # -- size ------------------------------------------------------------------------------------
+    def footprint(self) -> sizes.Footprint:
+        """Size of a run (:class:`EpisodeData`; ``K' = n_models``, ``D = dim``), from the episodes that end
+        within the horizon (every episode without one).
+
+        state: the largest episode's storage: its rows, ``n (D + 2)`` floats, or, when ``n > D`` and
+        ``n D > ROW_ELEMENTS``, the Gram statistics ``K' (D^2 + D)``; work per round: the scores
+        (``n_arms D``) and the played row's clipping (``2 D``), plus per stored round ``D`` (rows) or ``D^2``
+        (Gram update), plus per episode ``M_l`` N-IHT iterations of ``2 K' n D`` (rows: two passes over the
+        episode) or ``K' D^2`` (Gram) operations and ``10 K' D`` (peeling), over the horizon's ``T`` rounds.
+        Without a horizon: the Gram statistics, and per round the Gram update. At d = 5000, K = 10,
+        ``fliphat-disjoint`` runs up to T = 16,382 (from T = 16,383 its episodes of 8,192 rounds keep
+        ``10 x 5000^2`` Grams: 2.0 GB and ``d^2`` operations per round); ``fliphat`` on block features
+        (``D = 50,000``) refuses (each round's features are 500,000 floats).
+        """
+        D, models = self.dim, self.n_models
+
+        def gram(n: int) -> bool:
+            return n > D and n * D > ROW_ELEMENTS
+
+        per_round = self.n_arms * D + 2 * D
+        if self.horizon is None:
+            return sizes.Footprint(sizes.FLOAT * models * (D**2 + D), per_round + D**2, self.input_per_round)
+        episodes = sizes.released_batches(self.schedule, self.horizon)
+        state = max((models * (D**2 + D) if gram(n) else n * (D + 2) for n in episodes), default=0)
+        work = sum(
+            n * (D**2 if gram(n) else D)
+            + self.iterations(n) * ((models * D**2 if gram(n) else 2 * models * n * D) + 10 * models * D)
+            for n in episodes
+        )
+        return sizes.Footprint(sizes.FLOAT * state, per_round + work / self.horizon, self.input_per_round)
 
     # -- calibration -----------------------------------------------------------------------------
     def iterations(self, size: int) -> int:
@@ -407,4 +441,5 @@ class FLIPHATDisjoint(FLIPHAT):
     """
 
     observation_model = "shared"
+    instead = "batched-screening or private"
     cases = ((1, 1.0), (2, 0.5))

@@ -71,6 +71,7 @@ import dp_accounting
 import numpy as np
 
 from dpbandit import _validate
+from dpbandit.agents.batched import size
 from dpbandit.agents.batched.base import BatchedAgent
 from dpbandit.agents.batched.clipping import check_rewards, validate_reward_range
 from dpbandit.optim.geometry import lmo
@@ -221,6 +222,10 @@ class BatchedDPHDB(BatchedAgent):
         max_rounds_per_user: int | None = None,
         noise: bool = True,
     ) -> None:
+        # footprint() reads these three
+        self.steps_per_batch = _validate.integer(steps_per_batch=steps_per_batch, minimum=1)
+        grid = 2.0 ** (-np.arange(_validate.integer(clip_grid=clip_grid, minimum=2)) / 2.0)
+        self._grid = grid.size if residual_quantile is not None else 1
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, first_batch=first_batch,
                          batch_ratio=batch_ratio, max_rounds_per_user=max_rounds_per_user)
         self.epsilon = _validate.positive(epsilon=epsilon)
@@ -234,8 +239,6 @@ class BatchedDPHDB(BatchedAgent):
         self.residual_quantile = _quantile(residual_quantile=residual_quantile)
         self.context_quantile = _quantile(context_quantile=context_quantile)
         clip_share = _validate.probability(clip_share=clip_share)
-        grid = 2.0 ** (-np.arange(_validate.integer(clip_grid=clip_grid, minimum=2)) / 2.0)
-        self.steps_per_batch = _validate.integer(steps_per_batch=steps_per_batch, minimum=1)
         self.step_rule = _validate.one_of(STEP_RULES, step_rule=step_rule)
         self.noise = bool(noise)
         #: Public candidates of the residual clip B and of the context clip C.
@@ -252,13 +255,34 @@ class BatchedDPHDB(BatchedAgent):
         self.clips: list[tuple[float, float]] = []  #: (B, C) used in each finished batch
         self._reset_batch()
 
+    def footprint(self) -> size.Footprint:
+        """Size of a run (``G`` residual-clip candidates, at most ``clip_grid``; ``S = steps_per_batch``).
+
+        state: the batch's sums ``K G d`` and, with ``S > 1``, the batch's rows, at most twice while they are
+        joined into one array per arm at its end (an arm's blocks and their join): ``2 n d`` floats for the
+        largest batch ending within the horizon (without one: rows are unbounded, left out); work per
+        round: the scores (``K d``), residual and clip (``3 d``), the gradient sums (``2 G d``) and the
+        context quantile's sort (``d log2 d``), plus per batch ``(S - 1)`` passes of ``5 n d`` (residuals,
+        gradient sums) and ``S`` vertex choices over ``2 d`` vertices per arm (``20 K d``), over the
+        horizon's ``T`` rounds. At d = 5000, K = 10: 0.09 GB at T = 3000, 1.3 GB up to T = 65,503; from
+        T = 65,504 (the batch of 32,768 rounds ends within it) 2.6 GB: refused.
+        """
+        d, K, S, G = self.dim, self.n_arms, self.steps_per_batch, self._grid
+        per_round = K * d + 3 * d + 2 * G * d + d * math.log2(d)
+        batches = size.released_batches(self.schedule, self.horizon)
+        rows = 2 * max(batches, default=0) * d if S > 1 else 0
+        work = sum((S - 1) * 5 * n * d + S * 20 * K * d for n in batches)
+        amortised = work / self.horizon if batches else 0.0
+        return size.Footprint(size.FLOAT * (K * G * d + rows), per_round + amortised, self.input_per_round)
+
     def _reset_batch(self) -> None:
         self._sums = np.zeros((self.n_arms, self.residual_candidates.size, self.dim))  # sum clip_j(res) x~
         self._residual_inside = np.zeros(self.residual_candidates.size)  # c_j
         self._context_inside = np.zeros(self.context_candidates.size)  # f_j
-        self._rows: list[np.ndarray] = []  # kept only for steps_per_batch > 1
-        self._arms: list[np.ndarray] = []
-        self._rewards: list[np.ndarray] = []
+        # the batch's clipped rows and rewards per arm, in order (kept only for steps_per_batch > 1)
+        # (lists of blocks while the batch runs, one array per arm once it ends)
+        self._rows: list[Any] = [[] for _ in range(self.n_arms)]
+        self._rewards: list[Any] = [[] for _ in range(self.n_arms)]
 
     # -- model -----------------------------------------------------------------------------------
     def _clip_contexts(self, X: np.ndarray) -> np.ndarray:
@@ -292,9 +316,21 @@ class BatchedDPHDB(BatchedAgent):
             sorted_abs = np.sort(np.abs(rows).ravel())
             self._context_inside += np.searchsorted(sorted_abs, self.context_candidates, side="right") / self.dim
         if self.steps_per_batch > 1:
-            self._rows.append(X)
-            self._arms.append(np.asarray(models))
-            self._rewards.append(np.asarray(rewards, dtype=float))
+            for k in np.unique(models):
+                mine = models == k
+                self._rows[k].append(X[mine])
+                self._rewards[k].append(np.asarray(rewards, dtype=float)[mine])
+
+    def _arm_direction(self, k: int, B: float) -> np.ndarray:
+        """Arm ``k``'s ``sum_t clip(zeta(x~_t^T theta_k) - r_t, +-B) x~_t`` over its rounds of the batch.
+
+        The values of ``_residuals`` and ``_gradient_sums`` on the whole batch, bit for bit (each row's dot
+        product and each arm's product have the same operands, in the same order), without gathering
+        ``theta[arms]`` and ``X[arms == k]`` (``n d`` floats each) at every step.
+        """
+        X, rewards = self._rows[k], self._rewards[k]
+        residual = self.link.mean(np.einsum("nd,nd->n", X, np.broadcast_to(self.theta[k], X.shape))) - rewards
+        return (np.clip(residual, -B, B)[:, None].T @ X)[0]
 
     def _choose(self, inside: np.ndarray, quantile: float, n: int) -> np.ndarray:
         """Private ``quantile`` choice on a grid: the exponential mechanism on ``-|inside_j - q n|`` (sensitivity 1).
@@ -315,12 +351,19 @@ class BatchedDPHDB(BatchedAgent):
         B = float(self.residual_candidates[j])
         self.clips.append((B, self.clip))
         direction = self._sums[:, j, :] / n
-        if self.steps_per_batch > 1:
-            X, arms, rewards = (np.concatenate(part) for part in (self._rows, self._arms, self._rewards))
+        if self.steps_per_batch > 1:  # one array per arm, its blocks released as they are joined
+            for k in range(self.n_arms):
+                rows, rewards = self._rows[k], self._rewards[k]
+                self._rows[k] = np.concatenate(rows) if rows else np.empty((0, self.dim))
+                self._rewards[k] = np.concatenate(rewards) if rewards else np.empty(0)
+                rows.clear()
+                rewards.clear()
         for step in range(self.steps_per_batch):
             if step > 0:  # the same batch at the moved iterates
-                clipped = np.clip(self._residuals(X, arms, rewards), -B, B)[:, None]
-                direction = self._gradient_sums(X, arms, clipped)[:, 0, :] / n
+                sums = np.zeros((self.n_arms, self.dim))
+                for k in range(self.n_arms):
+                    sums[k] = self._arm_direction(k, B)
+                direction = sums / n
             self._frank_wolfe(direction, self.temperature(n, B))
         if self.context_quantile is not None:
             i = int(self._choose(self._context_inside, self.context_quantile, n))

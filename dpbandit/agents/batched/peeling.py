@@ -219,3 +219,4 @@ class BatchedPeelingPerArm(BatchedPeeling):
     """:class:`BatchedPeeling` for per-arm features ``X_t`` of shape ``(n_arms, dim)`` and one shared parameter."""
 
     observation_model = "per_arm"
+    instead = "batched-peeling (on a shared context: the same model without block features) or private"

@@ -41,6 +41,7 @@ import numpy as np
 from scipy import linalg
 
 from dpbandit import _validate
+from dpbandit.agents.batched import size
 from dpbandit.agents.batched.gaussian import GaussianBatchedAgent
 
 __all__ = ["BatchedRidge", "BatchedRidgePerArm"]
@@ -83,6 +84,22 @@ class BatchedRidge(GaussianBatchedAgent):
         self._weight_total = 0.0  # sum_l w_l n_l: the weighted sums' scale in rounds
         eye = np.eye(self.dim) * self.regularization
         self._factors = [eye.copy() for _ in range(self.n_models)]  # Cholesky factors of G~ + lambda I
+
+    def footprint(self) -> size.Footprint:
+        """Size of a run: ``K' = n_models`` (``n_arms`` shared, 1 per-arm) Gram matrices of ``d x d`` float64.
+
+        state: ``6 K' d^2`` floats: the summed released Grams, the batch's Grams, the Cholesky factors and
+        the fit's temporaries (the released upper triangle, its symmetrised copy, the shifted matrix);
+        work per round: the scores (``n_arms d``) and the played row's Gram update (``d^2``), plus per
+        released batch ``K' (d^3 / 3 + 5 d^2)`` (Cholesky factorisations, solves, noise and symmetrising)
+        over the horizon's ``T`` rounds. At d = 5000, K = 10: 12 GB (per-arm block features, d = 50,000:
+        120 GB); use ``batched-screening`` (sparse) or ``private``.
+        """
+        d, models = self.dim, self.n_models
+        batches = len(size.released_batches(self.schedule, self.horizon))
+        fits = batches * models * (d**3 / 3 + 5 * d**2) / self.horizon if self.horizon else 0.0
+        work = self.n_arms * d + d**2 + fits
+        return size.Footprint(6 * size.FLOAT * models * d**2, work, self.input_per_round)
 
     def _reset_statistics(self) -> None:
         self._gram = np.zeros((self.n_models, self.dim, self.dim))
@@ -168,3 +185,4 @@ class BatchedRidgePerArm(BatchedRidge):
     """:class:`BatchedRidge` for per-arm features ``X_t`` of shape ``(n_arms, dim)`` and one shared parameter."""
 
     observation_model = "per_arm"
+    instead = "batched-screening-perarm (on a shared context: batched-screening) or private"

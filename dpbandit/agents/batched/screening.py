@@ -124,3 +124,4 @@ class BatchedScreeningPerArm(BatchedScreening):
     (the model of FLIPHAT and of Shariff and Sheffet): one regression on the chosen arm's feature row."""
 
     observation_model = "per_arm"
+    instead = "batched-screening (on a shared context: the same model without block features) or private"
