@@ -118,7 +118,6 @@ class PrivateAgent(GaussianBatchedAgent):
         exploration: float = 0.0,
         **kwargs: Any,
     ) -> None:
-        self.reward_range = None if reward_range is None else _reward_range(reward_range)
         dim = _validate.integer(dim=dim, minimum=1)
         self.fdr = _validate.probability(fdr=fdr)
         self.exploration = _validate.nonnegative(exploration=exploration)
@@ -135,12 +134,8 @@ class PrivateAgent(GaussianBatchedAgent):
         if not self.with_intercept:
             shares["moments"] += shares.pop("sums")
         self.main_blocks = shares
-        if self.reward_range is not None:
-            low, high = self.reward_range
-            if "reward_center" in kwargs or "initial_reward_clip" in kwargs:
-                raise ValueError("Pass either reward_range or reward_center / initial_reward_clip, not both.")
-            kwargs.update(reward_center=(low + high) / 2.0, initial_reward_clip=(high - low) / 2.0)
-        super().__init__(n_arms, dim, rng=rng, horizon=horizon, **kwargs)
+        # a declared range sets the centre (midpoint) and first clip (half-width) in GaussianBatchedAgent
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, reward_range=reward_range, **kwargs)
         (self._explore_rng,) = self.noise_rng.spawn(1)
         #: Public per-model reward centres (the model's released mean reward, or the declared midpoint).
         self.centres = np.full(self.n_models, self.clipping.reward_center)
@@ -233,9 +228,6 @@ class PrivateAgent(GaussianBatchedAgent):
 
     def _observe(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
         """Rewards enter the clip centred at their model's centre: ``clip(r - c_k, -B, B)``."""
-        low, high = self.reward_range if self.reward_range is not None else (-np.inf, np.inf)
-        if np.any((rewards < low) | (rewards > high)):
-            raise ValueError(f"Expected rewards within the declared reward_range={self.reward_range}.")
         super()._observe(rows, models, rewards - (self.centres[models] - self.clipping.reward_center))
 
     # -- estimate --------------------------------------------------------------------------------
@@ -421,14 +413,4 @@ class PrivateAgentPerArm(PrivateAgent):
     """:class:`PrivateAgent` for per-arm features ``X_t`` of shape ``(n_arms, dim)``, one shared parameter."""
 
     observation_model = "per_arm"
-
-
-def _reward_range(reward_range: Any) -> tuple[float, float]:
-    """Validate a declared ``(low, high)`` with finite ``low < high``."""
-    try:
-        low, high = (float(v) for v in reward_range)
-    except (TypeError, ValueError):
-        raise ValueError(f"Expected reward_range=(low, high), got reward_range={reward_range!r}.") from None
-    if not (math.isfinite(low) and math.isfinite(high) and low < high):
-        raise ValueError(f"Expected finite reward_range=(low, high) with low < high, got {reward_range!r}.")
-    return low, high
+    instead = "private (on a shared context: the same model without block features)"

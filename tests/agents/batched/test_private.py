@@ -208,7 +208,6 @@ def test_second_moment_rule_and_registry() -> None:
     ({"reward_range": (1.0, 0.0)}, "reward_range"),
     ({"reward_range": (0.0, math.inf)}, "reward_range"),
     ({"reward_range": 1.0}, "reward_range"),
-    ({"reward_range": (0.0, 1.0), "reward_center": 0.5}, "reward_range"),
     ({"second_moments": "full"}, "second_moments"),
     ({"fdr": 0.0}, "fdr"),
     ({"exploration": -1.0}, "exploration"),
