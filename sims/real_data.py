@@ -11,7 +11,7 @@ agent: private agents at epsilon in {0.5, 1, 2, 4} with delta = 1/T (the account
 to the target), the non-private ones as references. Every ratio is paired by seed with random play (the same
 users and rewards: common random numbers).
 
-Usage: python sims/real_data.py [--quick] [--seeds 5] [--horizons 10000 100000] [--skip AGENT[@T] ...]
+Usage: python sims/real_data.py [--quick] [--seeds 5] [--horizons 10000 100000] [--skip AGENT[@T|@DATA] ...]
 Resumable sweeps ``<store>/real_data[_refs]-<hash>`` (re-running the command resumes them); writes
 results/real_data.{csv,md,png}.
 """
@@ -92,7 +92,7 @@ def accuracy_table(rows: pd.DataFrame) -> pd.DataFrame:
                 "private": not math.isnan(target),
                 "target_epsilon": target,
                 "epsilon": group["epsilon"].iloc[0],
-                "delta": group["target_delta"].iloc[0],
+                "delta": group["delta"].iloc[0],
                 "seeds": regret.size,
                 "accuracy": accuracy.mean(),
                 "accuracy_ci95_low": max(acc_low, 0.0),
@@ -190,7 +190,8 @@ def main() -> None:
         "--skip",
         nargs="*",
         default=[],
-        help="registered agents to leave out, AGENT or AGENT@T for one horizon only (said in the page)",
+        help="registered agents to leave out: AGENT, AGENT@T (one horizon) or AGENT@Digits (one data set); "
+        "said in the page",
     )
     parser.add_argument("--root-seed", type=int, default=2211)
     parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
@@ -203,12 +204,15 @@ def main() -> None:
     frames = []
     for horizon in horizons:  # delta = 1/T is one value per horizon; one sweep per private agent, so adding an
         common = {"root_seed": args.root_seed, "seeds": seeds, "n_points": 4}  # agent never re-runs the others
-        private, references = agent_names(tuple(a for a, _, t in skipped if not t or int(t) == horizon))
+        everywhere = tuple(a for a, _, at in skipped if not at or at == str(horizon))
+        private, references = agent_names(everywhere)
         axes = {"env_id": list(DATASETS), "horizon": horizon}
         for name in private:
+            data = [e for e in DATASETS if (name, e.split("/")[1].removesuffix("-v0")) not in
+                    {(a, at) for a, _, at in skipped}]
             mine, _ = sweep({"name": f"{stem}_T{horizon}_{name}", **common, "grid": {
                 "agent": [{"agent": name, "label": name}], "epsilon": list(grid), "delta": 1.0 / horizon,
-                **axes}}, args.store)
+                **axes, "env_id": data}}, args.store)
             frames.append(mine)
         refs, _ = sweep({"name": f"{stem}_refs_T{horizon}", **common, "grid": {
             "agent": [{"agent": n, "label": n} for n in references], **axes}}, args.store)
