@@ -35,7 +35,11 @@ OUTLINES = {
     ("performance.md", '"my-batched-agent": Entry('): "an entry of `ENTRIES` in benchmarks/agents.py",
 }
 #: ``dpbandit`` commands that need something a test machine lacks.
-NOT_RUN = {"dpbandit sweep big.toml --scheduler tcp://head:8786": "needs a Dask scheduler"}
+NOT_RUN = {
+    "dpbandit sweep big.toml --scheduler tcp://head:8786": "needs a Dask scheduler",
+    # the user's own module; tests/test_cli.py runs a user environment through --env module:Class
+    "dpbandit run --env mymodule:MyBandit --agents linucb,random": "mymodule is the user's own module",
+}
 
 
 def fenced_blocks(path: Path) -> list[tuple[str, str]]:
