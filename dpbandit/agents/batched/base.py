@@ -69,6 +69,15 @@ class BatchSchedule:
         """Number of rounds of batch ``batch`` (0-based)."""
         return max(1, math.floor(self.first * self.ratio**batch))
 
+    def released_batches(self, horizon: int | None) -> list[int]:
+        """Sizes of the batches that end within ``horizon`` (``[]`` without one): the batches whose fit runs."""
+        sizes: list[int] = []
+        end = 0
+        while horizon is not None and end + self.size(len(sizes)) <= horizon:
+            sizes.append(self.size(len(sizes)))
+            end += sizes[-1]
+        return sizes
+
 
 class BatchedAgent(Agent):
     """Greedy play on ``theta`` within a batch; ``_end_batch`` refits once per batch (module docstring).

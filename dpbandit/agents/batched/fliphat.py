@@ -298,7 +298,7 @@ class FLIPHAT(BatchedAgent):
         per_round = self.n_arms * D + 2 * D
         if self.horizon is None:
             return sizes.Footprint(sizes.FLOAT * models * (D**2 + D), per_round + D**2, self.input_per_round)
-        episodes = sizes.released_batches(self.schedule, self.horizon)
+        episodes = self.schedule.released_batches(self.horizon)
         state = max((models * (D**2 + D) if gram(n) else n * (D + 2) for n in episodes), default=0)
         work = sum(
             n * (D**2 if gram(n) else D)

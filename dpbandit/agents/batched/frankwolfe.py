@@ -269,7 +269,7 @@ class BatchedDPHDB(BatchedAgent):
         """
         d, K, S, G = self.dim, self.n_arms, self.steps_per_batch, self._grid
         per_round = K * d + 3 * d + 2 * G * d + d * math.log2(d)
-        batches = size.released_batches(self.schedule, self.horizon)
+        batches = self.schedule.released_batches(self.horizon)
         rows = 2 * max(batches, default=0) * d if S > 1 else 0
         work = sum((S - 1) * 5 * n * d + S * 20 * K * d for n in batches)
         amortised = work / self.horizon if batches else 0.0

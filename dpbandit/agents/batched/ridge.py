@@ -96,7 +96,7 @@ class BatchedRidge(GaussianBatchedAgent):
         120 GB); use ``batched-screening`` (sparse) or ``private``.
         """
         d, models = self.dim, self.n_models
-        batches = len(size.released_batches(self.schedule, self.horizon))
+        batches = len(self.schedule.released_batches(self.horizon))
         fits = batches * models * (d**3 / 3 + 5 * d**2) / self.horizon if self.horizon else 0.0
         work = self.n_arms * d + d**2 + fits
         return size.Footprint(6 * size.FLOAT * models * d**2, work, self.input_per_round)

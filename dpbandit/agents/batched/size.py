@@ -23,13 +23,9 @@ round's observation. :func:`check` refuses, before any allocation or calibration
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # pragma: no cover
-    from dpbandit.agents.batched.base import BatchSchedule
 
 __all__ = [
-    "MAX_INPUT", "MAX_STATE_BYTES", "ROUND_OVERHEAD", "WORK_RATIO", "Footprint", "check", "released_batches",
+    "MAX_INPUT", "MAX_STATE_BYTES", "ROUND_OVERHEAD", "WORK_RATIO", "Footprint", "check"
 ]
 
 #: Largest state an agent may hold, bytes [Fill: the issue's 2 GB].
@@ -52,17 +48,6 @@ class Footprint:
     state_bytes: float
     work_per_round: float
     input_per_round: int
-
-
-def released_batches(schedule: BatchSchedule, horizon: int | None) -> list[int]:
-    """Sizes of the batches of ``schedule`` that end within ``horizon`` (``[]`` without one): the batches
-    whose fit runs."""
-    sizes: list[int] = []
-    end = 0
-    while horizon is not None and end + schedule.size(len(sizes)) <= horizon:
-        sizes.append(schedule.size(len(sizes)))
-        end += sizes[-1]
-    return sizes
 
 
 def check(name: str, footprint: Footprint, *, n_arms: int, dim: int, per_arm: bool, instead: str) -> None:
