@@ -51,6 +51,7 @@ from real_data import ALIASES, is_private  # noqa: E402
 from dpbandit.agents import AGENTS as REGISTERED  # noqa: E402
 from dpbandit.agents import agent_class  # noqa: E402
 from dpbandit.harness import t_interval  # noqa: E402
+from dpbandit.harness.plot import agent_colour  # noqa: E402
 from dpbandit.sweep import Sweep  # noqa: E402
 from dpbandit.sweep.runner import default_store_dir, execute  # noqa: E402
 from dpbandit.sweep.store import Store  # noqa: E402
@@ -251,7 +252,6 @@ def plot(table: pd.DataFrame, path: Path) -> None:
     settings = list(dict.fromkeys(table["setting"]))
     fig, ax = plt.subplots(figsize=(max(8.0, 1.1 * len(settings) + 4), 5.0))
     agents = list(dict.fromkeys(table["agent"]))
-    colours = dict(zip(agents, plt.cm.tab20(np.linspace(0, 1, max(len(agents), 2))), strict=False))
     offsets = np.linspace(-0.35, 0.35, len(agents))
     for offset, agent in zip(offsets, agents, strict=True):
         part = table[table["agent"] == agent]
@@ -265,7 +265,7 @@ def plot(table: pd.DataFrame, path: Path) -> None:
             fmt="D" if agent == RECOMMENDED else "o",
             ms=7 if agent == RECOMMENDED else 3,
             capsize=2,
-            color="black" if agent == RECOMMENDED else colours[agent],
+            color="black" if agent == RECOMMENDED else agent_colour(agent),
             label=agent,
             zorder=3 if agent == RECOMMENDED else 2,
         )

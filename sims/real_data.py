@@ -11,7 +11,8 @@ agent: private agents at epsilon in {0.5, 1, 2, 4} with delta = 1/T (the account
 to the target), the non-private ones as references. Every ratio is paired by seed with random play (the same
 users and rewards: common random numbers).
 
-Usage: python sims/real_data.py [--quick] [--seeds 5] [--horizons 10000 100000] [--skip AGENT[@T|@DATA] ...]
+Usage: python sims/real_data.py [--quick] [--seeds 5] [--horizons 10000 100000[:1,2]] [--skip AGENT[@T|@DATA] ...]
+(``T:e1,e2`` runs horizon T at those epsilons only.)
 Resumable sweeps ``<store>/real_data[_refs]-<hash>`` (re-running the command resumes them); writes
 results/real_data.{csv,md,png}.
 """
@@ -33,11 +34,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from fig5_1 import RESULTS, command_line, markdown, shown, sweep, write_csv  # noqa: E402
+from fig5_1 import RESULTS, command_line, markdown, shown, write_csv  # noqa: E402
 
 from dpbandit.agents import AGENTS as REGISTERED  # noqa: E402
 from dpbandit.agents import agent_class  # noqa: E402
 from dpbandit.harness import t_interval  # noqa: E402
+from dpbandit.harness.plot import agent_colour  # noqa: E402
+from dpbandit.sweep import Sweep  # noqa: E402
+from dpbandit.sweep.runner import default_store_dir, run_sweep  # noqa: E402
+from dpbandit.sweep.store import Store  # noqa: E402
 
 DATASETS = {
     "dpbandit/Digits-v0": "digits (1,797 x 64, K = 10)",
@@ -56,8 +61,6 @@ def is_private(name: str) -> bool:
     (the replica of the authors' DP-HDB code reports epsilon = inf: it is a labelled non-private reference)."""
     import warnings
 
-    import numpy as np
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         agent = agent_class(name)(2, 20, rng=np.random.default_rng(0), horizon=1_000)
@@ -69,6 +72,20 @@ def agent_names(skip: tuple[str, ...]) -> tuple[list[str], list[str]]:
     names = [n for n in REGISTERED if n not in ALIASES and n not in skip]
     private = [n for n in names if is_private(n)]
     return private, [n for n in names if n not in private]
+
+
+def sweep(config: dict, store: Path, report: bool, unfinished: list[str]) -> pd.DataFrame:
+    """Run (or resume) a sweep in ``<store>/<name>-<hash8>``; with ``report`` only read its finished cells,
+    adding ``name: done/total`` to ``unfinished`` when some are missing."""
+    grid = Sweep.from_dict(config)
+    directory = default_store_dir(grid, store)
+    if not report:
+        return run_sweep(grid, directory, progress=True)
+    keys = [cell.key for cell in grid.cells]
+    done = Store.read(directory).finished() & set(keys) if directory.exists() else set()
+    if len(done) < len(keys):
+        unfinished.append(f"{config['name']}: {len(done)} of {len(keys)} cells")
+    return Store.read(directory).load(keys) if done else pd.DataFrame()
 
 
 def accuracy_table(rows: pd.DataFrame) -> pd.DataFrame:
@@ -116,7 +133,6 @@ def plot(table: pd.DataFrame, path: Path, seeds: int) -> None:
         sharex=True,
         squeeze=False,
     )
-    colours = dict(zip(sorted(table["agent"].unique()), plt.cm.tab20(np.linspace(0, 1, 20)), strict=False))
     for row, horizon in enumerate(horizons):
         for col, data in enumerate(datasets):
             ax = axes[row][col]
@@ -133,13 +149,13 @@ def plot(table: pd.DataFrame, path: Path, seeds: int) -> None:
                     marker="o",
                     ms=3,
                     capsize=2,
-                    color=colours[agent],
+                    color=agent_colour(agent),
                     label=agent,
                 )
             for _, ref in cell[~cell["private"]].iterrows():
                 ax.axhline(
                     ref["accuracy"],
-                    color=colours[ref["agent"]],
+                    color=agent_colour(ref["agent"]),
                     linestyle=":",
                     linewidth=1.2,
                     label=f"{ref['agent']} (not private)",
@@ -185,7 +201,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="T = 2000, 2 seeds, epsilon 1 only")
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--horizons", type=int, nargs="+", default=list(HORIZONS))
+    parser.add_argument("--horizons", nargs="+", default=[str(h) for h in HORIZONS],
+                        help="horizons, each T or T:e1,e2 (that horizon at those epsilons only)")
     parser.add_argument(
         "--skip",
         nargs="*",
@@ -193,29 +210,33 @@ def main() -> None:
         help="registered agents to leave out: AGENT, AGENT@T (one horizon) or AGENT@Digits (one data set); "
         "said in the page",
     )
+    parser.add_argument("--report", action="store_true", help="compute nothing: tabulate the finished cells")
     parser.add_argument("--root-seed", type=int, default=2211)
     parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
     args = parser.parse_args()
     horizons, seeds, grid = (
-        ((2_000,), 2, (1.0,)) if args.quick else (tuple(args.horizons), args.seeds, EPSILONS)
+        ((2_000,), 2, (1.0,)) if args.quick else (tuple(int(h.partition(":")[0]) for h in args.horizons),
+                                                   args.seeds, EPSILONS)
     )
     stem = "real_data_quick" if args.quick else "real_data"
     skipped = [item.partition("@") for item in args.skip]
-    frames = []
+    frames, unfinished = [], []
     for horizon in horizons:  # delta = 1/T is one value per horizon; one sweep per private agent, so adding an
         common = {"root_seed": args.root_seed, "seeds": seeds, "n_points": 4}  # agent never re-runs the others
+        at_horizon = {int(t): e for t, _, e in (h.partition(":") for h in args.horizons)}.get(horizon, "")
+        epsilons = [float(e) for e in at_horizon.split(",")] if at_horizon else list(grid)
         everywhere = tuple(a for a, _, at in skipped if not at or at == str(horizon))
         private, references = agent_names(everywhere)
         axes = {"env_id": list(DATASETS), "horizon": horizon}
         for name in private:
             data = [e for e in DATASETS if (name, e.split("/")[1].removesuffix("-v0")) not in
                     {(a, at) for a, _, at in skipped}]
-            mine, _ = sweep({"name": f"{stem}_T{horizon}_{name}", **common, "grid": {
-                "agent": [{"agent": name, "label": name}], "epsilon": list(grid), "delta": 1.0 / horizon,
-                **axes, "env_id": data}}, args.store)
+            mine = sweep({"name": f"{stem}_T{horizon}_{name}", **common, "grid": {
+                "agent": [{"agent": name, "label": name}], "epsilon": epsilons, "delta": 1.0 / horizon,
+                **axes, "env_id": data}}, args.store, args.report, unfinished)
             frames.append(mine)
-        refs, _ = sweep({"name": f"{stem}_refs_T{horizon}", **common, "grid": {
-            "agent": [{"agent": n, "label": n} for n in references], **axes}}, args.store)
+        refs = sweep({"name": f"{stem}_refs_T{horizon}", **common, "grid": {
+            "agent": [{"agent": n, "label": n} for n in references], **axes}}, args.store, args.report, unfinished)
         frames.append(refs)
     rows = pd.concat(frames, ignore_index=True)
     table = accuracy_table(rows)
@@ -257,6 +278,10 @@ def main() -> None:
             "row); the ratio is each seed's final regret over random play's on the same seed, 95% t-intervals "
             "(clipped to the range of the quantity); time per round is the run's wall time over T.\n\n"
         )
+        if unfinished:
+            fh.write("**Not finished** when this page was written (the rows below have fewer seeds or are "
+                     "missing; re-running the command without `--report` resumes): " + "; ".join(unfinished)
+                     + ".\n\n")
         if args.skip:
             fh.write(f"Left out (`--skip`): {', '.join(args.skip)}.\n\n")
         fh.write("## Best private agent at epsilon = 1\n\n" + markdown(best[cols]) + "\n\n")
