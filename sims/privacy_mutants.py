@@ -289,8 +289,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "ucb-accountant-half-horizon",
         "dpbandit/agents/dpucb.py",
-        "tree_gaussian_sigma(self.epsilon, self.delta, self.horizon, self.sensitivity)",
-        "tree_gaussian_sigma(self.epsilon, self.delta, max(1, self.horizon // 2), self.sensitivity)",
+        "tree_gaussian_sigma(epsilon, self.delta, self.horizon, self.sensitivity)",
+        "tree_gaussian_sigma(epsilon, self.delta, max(1, self.horizon // 2), self.sensitivity)",
         UCB,
     ),
     Mutant(
@@ -587,8 +587,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "issue24-peeling-fit-fed-exact-second-moment",
         "dpbandit/agents/batched/peeling.py",
-        'spread = max(float(released["second_moment"]) / self.batch_size, 0.0)',
-        "spread = max(self._second_moment / self.batch_size, 0.0)",
+        'spread = max(float(released["second_moment"]) / self.batch_learned, 0.0)',
+        "spread = max(self._second_moment / self.batch_learned, 0.0)",
         POSTPROCESSING,
     ),
     Mutant(
