@@ -71,6 +71,7 @@ DPHDB_BATCHED = ("tests/agents/test_dphdb_batched.py", "tests/audit/test_dphdb_v
 POSTPROCESSING = ("tests/agents/batched/test_postprocessing.py",)
 BLOCKS = ("tests/agents/batched/test_block_independence.py",)
 BOUNDARY = ("tests/privacy/test_guarantee_boundary.py",)
+PRIVATE = ("tests/agents/batched/test_private.py",)
 
 MUTANTS: tuple[Mutant, ...] = (
     # ------------------------------------------------------------ noise samplers and regularity
@@ -625,5 +626,19 @@ MUTANTS: tuple[Mutant, ...] = (
         "return gap if gap > _REL_TOL * self.claimed_epsilon else 0.0",
         "return gap if gap > 0.05 * self.claimed_epsilon else 0.0",
         BOUNDARY,
+    ),
+    Mutant(
+        "private-moments-sensitivity-halved",
+        "dpbandit/agents/batched/private.py",
+        '"moments": 2.0 * C * B, "sums": 2.0 * C,',
+        '"moments": C * B, "sums": 2.0 * C,',
+        PRIVATE,
+    ),
+    Mutant(
+        "private-second-moment-sensitivity-dropped-sqrt2",
+        "dpbandit/agents/batched/private.py",
+        "self.second_moments: math.sqrt(2.0) * C**2,",
+        "self.second_moments: C**2,",
+        PRIVATE,
     ),
 )
