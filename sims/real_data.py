@@ -161,6 +161,8 @@ def plot(table: pd.DataFrame, path: Path, seeds: int) -> None:
                     label=f"{ref['agent']} (not private)",
                 )
             ax.set_xscale("log")
+            ax.set_xticks(EPSILONS, [f"{e:g}" for e in EPSILONS])
+            ax.minorticks_off()
             ax.set_ylim(0, 1)
             ax.set_title(f"{data}, T = {horizon:,}", fontsize=10)
             ax.grid(alpha=0.3, which="both")
@@ -278,6 +280,9 @@ def main() -> None:
             "row); the ratio is each seed's final regret over random play's on the same seed, 95% t-intervals "
             "(clipped to the range of the quantity); time per round is the run's wall time over T.\n\n"
         )
+        if args.report:
+            fh.write("Tabulated from the finished sweeps (`--report`); the same command without `--report` computes "
+                     "(or resumes) them.\n\n")
         if unfinished:
             fh.write("**Not finished** when this page was written (the rows below have fewer seeds or are "
                      "missing; re-running the command without `--report` resumes): " + "; ".join(unfinished)
