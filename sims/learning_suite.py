@@ -170,12 +170,15 @@ def run_setting(setting: Setting, agents: list[dict], args) -> tuple[pd.DataFram
         if not directory.exists():
             failures[f"{entry['label']} on {setting.name}"] = "not run (--report reads finished cells only)"
             continue
-        finished = Store.read(directory).finished()
+        store = Store.read(directory)
+        finished = store.finished()
         done = [c.key for c in sweep.cells if c.key in finished]
         if len(done) < len(sweep.cells) and args.report:
-            failures[f"{entry['label']} on {setting.name}"] = f"{len(done)} of {len(sweep.cells)} cells finished"
+            errors = {rec["error"].strip().splitlines()[-1] for rec in store.failures().values()}
+            failures[f"{entry['label']} on {setting.name}"] = (
+                f"{len(done)} of {len(sweep.cells)} cells finished" + (f": {'; '.join(errors)}" if errors else ""))
         if done:
-            frames.append(Store.read(directory).load(done))
+            frames.append(store.load(done))
     return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()), failures
 
 
@@ -341,7 +344,7 @@ def main() -> None:
         if len(mine):
             fh.write(f"## `{RECOMMENDED}` against its targets\n\n" + markdown(mine) + "\n\n")
         if refused:
-            fh.write("## Refused or failed cells\n\n" + markdown(pd.DataFrame(refused)) + "\n\n")
+            fh.write("## Refused or failed cells\n\n" + markdown(pd.DataFrame(refused).replace(r"\|", r"\\|", regex=True)) + "\n\n")
         fh.write("## Every agent\n\n" + markdown(table) + "\n")
     print(table.to_string(index=False))
 
