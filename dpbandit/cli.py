@@ -165,8 +165,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     common = {k: v for k, v in {"epsilon": args.epsilon, "delta": args.delta}.items() if v is not None}
     specs = _agent_specs(args)
-    if args.delta is None and specs == split_agent_list(DEFAULT_AGENTS) and args.horizon >= 1:  # DEFAULT_DELTA
-        common["delta"] = 1.0 / args.horizon
+    env_kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
+    horizon = _horizon(args, env_kwargs)
+    users = horizon if horizon is not None else env_kwargs.get("horizon")
+    if args.delta is None and specs == split_agent_list(DEFAULT_AGENTS) and users is not None:  # DEFAULT_DELTA
+        common["delta"] = 1.0 / users
     agents = dict(parse_agent(spec, common) for spec in specs)
     if len(agents) < len(specs):
         raise ValueError(f"Expected distinct agents, got repeated specs in {specs}.")
@@ -177,8 +180,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"(agents that do: {takers}).",
             file=sys.stderr,
         )
-    env_kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
-    horizon = _horizon(args, env_kwargs)
     out = _check_out_dir(Path(args.out))
 
     from dpbandit.harness import final_regret_table, plot_regret, run
