@@ -233,7 +233,7 @@ def peak_memory_mb(agent: str, setting: Setting, args) -> float:
     """Peak resident set size (MB) of a fresh process playing one run (seed 0) of ``agent`` on ``setting``."""
     options = (
         {"epsilon": 1.0, **({"delta": setting.delta} if setting.delta else {})}
-        if agent not in ("linucb", "random", "shared-linucb", "random-perarm")
+        if is_private(agent)
         else {}
     )
     payload = json.dumps(
