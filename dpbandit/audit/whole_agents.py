@@ -5,40 +5,74 @@ registry (every ``dpbandit.agents.batched`` entry of ``dpbandit.agents.AGENTS``)
 ``play_block`` on two neighbouring input streams, and look only at what joint DP protects: the actions of the
 *other* users who come later (the audited user's own action is not part of the output).
 
-Streams (``K = 2`` arms, ``d = 2``, batches of ``BATCH = 32`` rounds: ``first_batch = 32``,
-``batch_ratio = 1``):
+What is audited. Every agent's privacy argument is per batch: given the releases before it, batch ``l``'s
+release is an (epsilon, delta)-DP function of batch ``l``'s users, and everything later is post-processing
+(parallel composition; :mod:`dpbandit.agents.batched.base`). So the audit fixes a public history and audits
+the next release: the **template** of an agent is built once (seed 0) and plays the design's fixed warm-up
+batches (``Design.warm``; their releases, noise included, are the same in every run and on both sides); each
+Monte Carlo run copies it, draws fresh streams for the agent's own randomness, and plays the **main batch**
+(``Design.main``, the audited user first) through ``play_block``. After the main batch's release, probe users
+(:func:`probes`) ask the agent for their greedy arms (``scores``: black box on their actions). The warm-up
+gives the audit what a public history can give: greedy arms that are fixed functions of the context (no
+coin-flip ties, so the disjoint agents' rows go to chosen arms) and second moments and counts that are
+mostly public data (each estimate along ``e_0`` is then close to linear in the released ``sum x b``).
 
-* batch 0: the audited user first, then 31 fixed users; the ``len(PROBES)`` probe users come after its
-  release (the first batch: no earlier release dilutes the audited one). The fixed users and the probes are
-  the same in every run and on both sides (fixed environment data); only the agent's own randomness (its
-  seed) varies over runs.
-* a fixed user: shared context ``x = e_1`` with rewards ``(+1, -1)`` (whichever arm plays it, arm 0 looks
-  better along ``e_1``); per-arm features ``X[k] = e_1`` for both arms with reward ``+1`` (the same row
-  whichever arm is played, so the fixed data do not depend on the agent's tie-breaking).
-* the audited user, far outside every clip so that both neighbours sit at the clips: shared context
-  ``x = 10 e_0`` with rewards ``(+10, -10)`` under ``D`` and ``(-10, +10)`` under ``D'`` (whichever arm the
-  user plays, their clipped reward flips from ``+B`` to ``-B``; this covers the played arm switching between
-  the streams, the action not being an output); per-arm ``X[k] = 10 e_0``, reward ``+10`` vs ``-10``
-  (reward at ``+B`` vs ``-B``). A flipped context moves ``sum x r`` in the same way.
-* probe ``i``: shared context ``s_i e_0 + e_1`` (per-arm ``X[0] = s_i e_0``, ``X[1] = e_1``) divided by
-  ``max(1, s_i)``, with ``s_i`` on a geometric grid (``PROBES``): probe ``i`` goes to arm 0 when ``s_i``
-  times the estimate along ``e_0`` beats the fixed users' estimate along ``e_1``, so the **fraction of
-  probes assigned to arm 0** (the statistic) is a monotone, finely graded function of the released estimate
-  along ``e_0`` relative to that reference. The probes' greedy arms are read from the agent's ``scores``
-  (an exact tie, the agent's coin flip, counts 1/2).
+Streams (``K = 2`` arms, ``d = 2``; every batch has the main batch's size: ``first_batch = len(main)``,
+``batch_ratio = 1``). A group of rows is ``(context, rewards, count)``; per-arm agents get ``X[0] = context``
+and ``X[1] = context / 2``, which clip to the same row (every context is either of norm 10, beyond every
+clip, or small), so the played arm never changes what is learned and never ties.
+
+* The **audited user**: context ``10 e_0`` (beyond every context clip: the clipped row is ``C e_0`` on both
+  sides), rewards ``(+R, -R)`` under ``D`` and ``(-R, +R)`` under ``D'`` (per-arm: ``+R`` vs ``-R``), ``R``
+  beyond the reward clip (10; for ``private`` the declared half-width, see ``OPTIONS``): whichever arm the
+  user plays, the clipped reward goes from ``+B`` to ``-B`` and ``sum x b`` moves by its full sensitivity
+  ``2 C B`` along ``e_0``. Neighbour choice per agent: only the ``sum x b`` block (moments / sums / values /
+  gradient) moves; the Gram and count blocks do not move under a reward flip (ridge, private: their shares,
+  0.45 and 0.33 of the budget, are not audited; a context change moving the Gram too was measured to add less
+  than the noise it couples into the estimate along ``e_0``), and the clip counts do not move (both rewards
+  and both contexts are beyond the clips).
+* **Anchors** ``10 e_0`` with reward 0 (the centre): second moment and count along ``e_0``, nothing in
+  ``sum x b``; **reference** rows along ``e_1`` fix the scale the probes compare with; **fillers**
+  ``0.01 e_1`` with reward 10 keep half of the rows inside each clip (the adaptive clips do not drift between
+  the two releases of ``/user-released-twice``).
+* Disjoint agents (``DISJOINT``): warm-up 1 (coin-flip arms) makes arm 0 better along ``+e_0`` and ``+e_1``;
+  warm-up 2 sends rows ``3 e_0 - e_1`` and ``-e_1`` to arm 1, whose estimate along ``e_0`` then rests on more
+  public data than arm 0's (a probe compares the two arms, so arm 1's noise along ``e_0`` counts too); in the
+  main batch the audited user, anchors and ``e_1`` reference rows go to arm 0, the ``3 e_0 - e_1`` and
+  ``-e_1`` rows to arm 1.
+* Per-arm agents with second moments (``GRAM``): four warm-up batches give ``e_0`` and ``e_1`` public second
+  moments and a small reference ``theta_1`` (a large ``theta_1`` would couple the Gram's noise into the
+  estimate along ``e_0``); the main batch has the audited user, anchors and fillers. ``SUMS``
+  (``batched-screening-perarm``): the reference ``e_1`` rows with reward ``+B`` are in the main batch (its
+  inverse-variance weights favour the latest batch). ``SINGLE`` (FLIPHAT, DP-HDB: every episode refits from
+  its own data): no warm-up, the main batch is the user and 31 reference rows (ties broken by coin flips).
+
+Statistic: probe ``i`` has shared context ``e_0 - t_i e_1`` (per-arm ``X[0] = e_0``, ``X[1] = t_i e_1``),
+divided by ``max(1, |t_i|)``, on the grid ``t = 2e-4 sinh(u)``, ``u`` evenly spaced on ``[-12, 12]`` (4001
+probes: 0.6% relative steps over 10^-4 to 16): probe ``i`` goes to arm 0 when the released estimate along
+``e_0`` (for disjoint agents arm 0's minus arm 1's) exceeds ``t_i`` times the reference, so the **fraction
+of probes assigned to arm 0** is a monotone, finely graded function of that estimate: a threshold on it is a
+threshold on one released coordinate, the optimal test for a Gaussian shift (an exact tie counts 1/2).
 
 The audit (:func:`dpbandit.audit.core.audit`) thresholds the statistic and bounds epsilon from below with
 Clopper-Pearson intervals; the claim is the agent's reported epsilon at its delta (``EPSILON = 2``,
 ``DELTA = 0.01``: a Gaussian mechanism's epsilon at a small delta is attained only on regions of
-probability about delta, which a few thousand whole-agent runs cannot resolve; at 0.01 they can).
+probability about delta, which 10^4 whole-agent runs cannot resolve; at 0.01 they can).
 
-Variants per agent: ``/calibrated`` (must pass), ``/noise-divided-by-4`` (every noise scale divided by 4
-after construction, claim unchanged: Gaussian multiplier / 4, selection epsilons x 4, FLIPHAT's Laplace
-multiplier / 4, DP-HDB's exponential-mechanism epsilons x 4; :func:`weaken`) and ``/user-released-twice``
-(the audited user's round counted in two batches: batch 0 is played twice, as batches 0 and 1, and the
-probes come after the second release, so two releases contain the user). Both copies are expected to be
-flagged. Audit options of the agents: ``OPTIONS`` (screening and peeling keep every coordinate,
-``threshold = 0``: at d = 2 their thresholds would zero the audited coordinate; peeling selects both).
+Variants per agent: ``/calibrated`` (must pass), ``/noise-divided-by-4`` (every noise scale of the main
+batch's release divided by 4, claim unchanged: Gaussian multiplier / 4, selection epsilons x 4, FLIPHAT's
+Laplace multiplier / 4, DP-HDB's exponential-mechanism epsilons x 4; :func:`weaken`) and
+``/user-released-twice`` (the main batch played twice, as two consecutive batches, before the probes: two
+releases contain the audited user). Both copies are expected to be flagged; what a Gaussian power
+calculation says each can reach is in results/privacy_audit.md.
+
+Audit options of the agents (``OPTIONS``), each a shipped configuration that keeps the audited calibration:
+screening and peeling keep every coordinate (``threshold = 0``: at d = 2 their thresholds would zero the
+audited coordinate) and peeling selects both (``select = sparsity = 2``); its selection is then trivial, so
+``selection_share = 0.1`` moves budget to the Gaussian values, whose calibration (zCDP split, multiplier,
+sensitivities) is the part a statistic on the estimates can see; ``private`` gets a declared
+``reward_range`` (fixed centre and clip, as the harness passes from a bounded environment: its default
+centre, the released mean reward, would move the reference with the warm-up's rewards).
 """
 
 from __future__ import annotations
@@ -47,6 +81,7 @@ import copy
 import functools
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -55,24 +90,77 @@ from dpbandit.agents import AGENTS, agent_class
 from dpbandit.audit.core import AuditCase, register
 from dpbandit.privacy.release import BlockGaussianRelease
 
-__all__ = ["AGENT_NAMES", "BATCH", "PROBES", "VARIANTS", "weaken"]
+__all__ = ["AGENT_NAMES", "DESIGNS", "PROBES", "VARIANTS", "Design", "probes", "streams", "weaken"]
 
-ARMS, DIM, BATCH = 2, 2, 32
+ARMS, DIM = 2, 2
 EPSILON, DELTA = 2.0, 1e-2
-#: Probe scales s_i (geometric: the fraction of probes on arm 0 resolves the estimate's ratio to 2.5%).
-PROBES = np.geomspace(1e-3, 1e3, 561)
-#: Agent options of the audit: d = 2 needs peeling to select both coordinates (its selection is then trivial
-#: and the Gaussian values are audited).
-OPTIONS: dict[str, dict[str, Any]] = {
-    "batched-screening": {"threshold": 0.0},
-    "batched-screening-perarm": {"threshold": 0.0},
-    "batched-peeling": {"select": 2, "sparsity": 2, "threshold": 0.0},
-    "batched-peeling-perarm": {"select": 2, "sparsity": 2, "threshold": 0.0},
-}
+#: Probe grid t_i (module docstring): 0.6% relative steps from 10^-4 to 16, both signs.
+PROBES = 2e-4 * np.sinh(np.linspace(-12.0, 12.0, 4001))
 VARIANTS = ("calibrated", "noise-divided-by-4", "user-released-twice")
 #: Every batched agent of the registry.
 AGENT_NAMES = tuple(sorted(n for n, target in AGENTS.items()
                            if target.startswith("dpbandit.agents.batched.")))
+
+Group = tuple[np.ndarray, tuple[float, float], int]  # (context, every arm's reward, number of rows)
+E0, E1 = np.eye(DIM)
+
+
+@dataclass(frozen=True)
+class Design:
+    """Fixed warm-up batches (played once into the template) and the main batch's rows after the user."""
+
+    main: tuple[Group, ...]
+    warm: tuple[tuple[Group, ...], ...] = ()
+    reward: float = 10.0  #: the audited user's |reward| (beyond the reward clip, or the declared half-width)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        """Rounds of every batch: the audited user plus the main rows."""
+        return 1 + sum(count for _, _, count in self.main)
+
+
+def _gram_warm(big: float) -> tuple[Group, ...]:
+    """Per-arm warm-up: public second moments along e_0 and e_1 (rows of norm 10 with rewards 0 and +-big,
+    whose ``sum x b`` cancels), a small reference theta_1 from ``e_1`` rows at reward 1, fillers."""
+    reward = 1.0
+    return ((10 * E0, (0, 0), 16), (10 * E1, (0, 0), 16),
+            (10 * E0, (big, big), 8), (10 * E0, (-big, -big), 8), (10 * E1, (big, big), 8),
+            (10 * E1, (-big, -big), 8), (E1, (reward, reward), 31), (0.01 * E1, (big, big), 32))
+
+
+_A = 63  # anchors (and fillers or references) of a per-arm main batch
+_GRAM_MAIN = ((10 * E0, (0, 0), _A), (0.01 * E1, (10, 10), _A))
+_SUMS_MAIN = ((10 * E0, (0, 0), _A), (E1, (10, 10), _A))
+_A0, _A1 = 31, 64  # disjoint main batch: rows of each kind going to arm 0 and to arm 1
+_TILT = 10.0 / math.sqrt(10.0) * (3 * E0 - E1)  # norm 10, mostly along e_0, goes to arm 1 after warm-up 2
+_N = 1 + 2 * _A0 + 2 * _A1
+_DISJOINT_MAIN = ((10 * E0, (0, 0), _A0), (E1, (10, -10), _A0), (_TILT, (0, 0), _A1), (-E1, (-10, 10), _A1))
+_DISJOINT_WARM = (((10 * E0, (0.1, -0.1), _N // 2), (E1, (10, -10), _N - _N // 2)),
+                  ((_TILT, (0, 0), _N // 2), (-E1, (-10, 10), _N - _N // 2)))
+_SINGLE_SHARED = Design(main=((E1, (1, -1), 31),))
+
+#: The stream of each agent (module docstring).
+DESIGNS: dict[str, Design] = {
+    "batched-screening": Design(_DISJOINT_MAIN, _DISJOINT_WARM, options={"threshold": 0.0}),
+    "batched-ridge": Design(_DISJOINT_MAIN, _DISJOINT_WARM),
+    "batched-peeling": Design(_DISJOINT_MAIN, _DISJOINT_WARM,
+                              options={"select": 2, "sparsity": 2, "threshold": 0.0, "selection_share": 0.1}),
+    "private": Design(_DISJOINT_MAIN, _DISJOINT_WARM, options={"reward_range": (-10.0, 10.0)}),
+    "batched-screening-perarm": Design(_SUMS_MAIN, (_SUMS_MAIN + ((E1, (10, 10), 1),),),
+                                       options={"threshold": 0.0}),
+    "batched-ridge-perarm": Design(_GRAM_MAIN, (_gram_warm(10.0),) * 4),
+    "batched-peeling-perarm": Design(_GRAM_MAIN, (_gram_warm(10.0),) * 4,
+                                     options={"select": 2, "sparsity": 2, "threshold": 0.0,
+                                              "selection_share": 0.1}),
+    "private-perarm": Design(((10 * E0, (0, 0), _A), (0.01 * E1, (1, 1), _A)), (_gram_warm(1.0),) * 4,
+                             reward=1.0, options={"reward_range": (-1.0, 1.0)}),
+    "fliphat": Design(main=((E1, (1, 1), 31),)),
+    "fliphat-disjoint": _SINGLE_SHARED,
+    "dphdb-batched": _SINGLE_SHARED,
+}
+#: The agents' audit options (module docstring: why each is legitimate).
+OPTIONS: dict[str, dict[str, Any]] = {name: d.options for name, d in DESIGNS.items() if d.options}
 
 
 def weaken(agent: Any, factor: float) -> None:
@@ -96,62 +184,77 @@ def weaken(agent: Any, factor: float) -> None:
         raise NotImplementedError(f"No noise scale known for {type(agent).__name__}: extend weaken().")
 
 
+def _per_arm(name: str) -> bool:
+    return agent_class(name).observation_model == "per_arm"
+
+
+def _rows(groups: tuple[Group, ...], per_arm: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Contexts (per-arm: ``X[1] = X[0] / 2``, the same clipped row) and every arm's rewards of ``groups``."""
+    contexts, rewards = [], []
+    for context, reward, count in groups:
+        x = np.asarray(context, dtype=float)
+        contexts += [np.stack([x, x / 2.0]) if per_arm else x] * count
+        rewards += [np.asarray(reward, dtype=float)] * count
+    return np.stack(contexts), np.stack(rewards)
+
+
+def streams(name: str, sign: float, twice: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The main batch of ``name`` (audited user first, reward sign ``sign``), twice over if ``twice``."""
+    design, per_arm = DESIGNS[name], _per_arm(name)
+    r = design.reward * sign
+    user = ((10 * E0, (r, r) if per_arm else (r, -r), 1),)
+    X, R = _rows(user + design.main, per_arm)
+    return (np.concatenate([X, X]), np.concatenate([R, R])) if twice else (X, R)
+
+
 @functools.lru_cache(maxsize=64)
 def _template(name: str) -> Any:
-    return agent_class(name)(ARMS, DIM, rng=np.random.default_rng(0), horizon=3 * BATCH + len(PROBES),
-                             epsilon=EPSILON, delta=DELTA, first_batch=BATCH, batch_ratio=1.0,
-                             **OPTIONS.get(name, {}))
+    """The agent (seed 0) after the design's warm-up batches: the fixed public history of every run."""
+    design = DESIGNS[name]
+    horizon = (len(design.warm) + 2) * design.size  # the warm-up, then the main batch at most twice
+    agent = agent_class(name)(ARMS, DIM, rng=np.random.default_rng(0), horizon=horizon, epsilon=EPSILON,
+                              delta=DELTA, first_batch=design.size, batch_ratio=1.0, **design.options)
+    for groups in design.warm:
+        if sum(count for _, _, count in groups) != design.size:
+            raise ValueError(f"{name}: every warm-up batch must have the main batch's {design.size} rows.")
+        agent.play_block(*_rows(groups, _per_arm(name)))
+    return agent
 
 
 def _agent(name: str, rng: np.random.Generator, factor: float) -> Any:
-    """A fresh agent whose randomness is ``rng``, noise scales divided by ``factor``: a copy of one built
-    agent with its streams spawned from ``rng`` as ``BatchedAgent.__init__`` does (some constructors
-    calibrate for tens of milliseconds)."""
+    """A fresh copy of the template whose randomness is ``rng`` (streams spawned as ``BatchedAgent.__init__``
+    does), noise scales divided by ``factor``."""
     agent = copy.deepcopy(_template(name))
     agent.rng = rng
     agent.noise_rng, agent._tie_rng = rng.spawn(2)
+    if hasattr(agent, "_explore_rng"):  # PrivateAgent's Thompson stream (unused at exploration 0)
+        (agent._explore_rng,) = agent.noise_rng.spawn(1)
     if factor != 1.0:
         weaken(agent, factor)
     return agent
 
 
-def _streams(per_arm: bool, sign: float, twice: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Contexts and every arm's rewards of the released batches (module docstring); audited reward sign."""
-    e0, e1 = np.eye(DIM)
+def probes(per_arm: bool) -> np.ndarray:
+    """Probe ``i``: ``e_0 - t_i e_1`` (per-arm ``X[0] = e_0``, ``X[1] = t_i e_1``) divided by
+    ``max(1, |t_i|)``: every coordinate in ``[-1, 1]`` (inside DP-HDB's context clip), no greedy arm moved."""
+    scale = np.maximum(1.0, np.abs(PROBES))[:, None]
     if per_arm:
-        fixed = (np.tile(e1, (ARMS, 1)), np.ones(ARMS))
-        audited = (np.tile(10.0 * e0, (ARMS, 1)), np.full(ARMS, 10.0 * sign))
-    else:
-        fixed = (e1, np.array([1.0, -1.0]))
-        audited = (10.0 * e0, np.array([10.0, -10.0]) * sign)
-    batch = [audited] + [fixed] * (BATCH - 1)
-    rows = batch * 2 if twice else batch
-    return np.stack([x for x, _ in rows]), np.stack([r for _, r in rows])
-
-
-def _probes(per_arm: bool) -> np.ndarray:
-    """Probe ``i``: ``s_i e_0 + e_1`` (per-arm: ``X[0] = s_i e_0``, ``X[1] = e_1``) divided by
-    ``max(1, s_i)``: every coordinate in ``[-1, 1]`` (inside DP-HDB's context clip), no greedy arm moved."""
-    e0, e1 = np.eye(DIM)
-    scale = np.maximum(1.0, PROBES)[:, None]
-    if per_arm:
-        reference = np.broadcast_to(e1, (len(PROBES), DIM))
-        return np.stack([PROBES[:, None] * e0 / scale, reference / scale], axis=1)
-    return (PROBES[:, None] * e0 + e1) / scale
+        first = np.broadcast_to(E0, (len(PROBES), DIM)) / scale
+        return np.stack([first, PROBES[:, None] * E1 / scale], axis=1)
+    return (E0 - PROBES[:, None] * E1) / scale
 
 
 def _mechanism(name: str, factor: float, twice: bool
                ) -> Callable[[np.random.Generator, float, int], np.ndarray]:
-    per_arm = agent_class(name).observation_model == "per_arm"
-    probes = _probes(per_arm)
+    grid = probes(_per_arm(name))
 
     def run(rng: np.random.Generator, sign: float, n_runs: int) -> np.ndarray:
-        X, R = _streams(per_arm, sign, twice)
+        X, R = streams(name, sign, twice)
         out = np.empty(n_runs)
         for i, child in enumerate(rng.spawn(n_runs)):
             agent = _agent(name, child, factor)
             agent.play_block(X, R)
-            scores = agent.scores(agent._observations(probes))
+            scores = agent.scores(agent._observations(grid))
             # the probes' greedy arms (an exact tie, e.g. theta = 0, is the agent's coin flip: counted 1/2)
             out[i] = np.mean(scores[:, 0] > scores[:, 1]) + 0.5 * np.mean(scores[:, 0] == scores[:, 1])
         return out
@@ -163,18 +266,19 @@ def _case(name: str, variant: str) -> AuditCase:
     factor = 4.0 if variant == "noise-divided-by-4" else 1.0
     twice = variant == "user-released-twice"
     claim = _agent(name, np.random.default_rng(0), 1.0).privacy
+    design = DESIGNS[name]
     return AuditCase(
         name=f"whole-agent/{name}/{variant}", mechanism=_mechanism(name, factor, twice), dataset=1.0,
         neighbour=-1.0, claimed_epsilon=claim.epsilon, delta=DELTA,
         accountant_epsilon=claim.epsilon if variant == "calibrated" else math.nan,
         accountant=claim.accountant,
         expect="pass" if variant == "calibrated" else "flag",
-        notes=f"{name} (K = {ARMS}, d = {DIM}, batches of {BATCH}, epsilon {EPSILON:g}, delta {DELTA:g}"
-        + (f", {OPTIONS[name]}" if name in OPTIONS else "") + "); statistic: fraction of the "
-        f"{len(PROBES)} later probe users assigned to arm 0; neighbours: the audited user's reward at +B vs "
-        "-B"
+        notes=f"{name} (K = {ARMS}, d = {DIM}, batches of {design.size}, {len(design.warm)} fixed warm-up "
+        f"batches, epsilon {EPSILON:g}, delta {DELTA:g}" + (f", {design.options}" if design.options else "")
+        + f"); statistic: fraction of the {len(PROBES)} later probe users assigned to arm 0; neighbours: the "
+        "audited user's reward at +B vs -B"
         + ("; noise scales divided by 4" if factor != 1.0 else "")
-        + ("; the audited user's round counted in batches 0 and 1" if twice else ""),
+        + ("; the main batch (with the audited user) released twice" if twice else ""),
     )
 
 
