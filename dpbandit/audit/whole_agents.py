@@ -35,17 +35,25 @@ clip, or small), so the played arm never changes what is learned and never ties.
   ``sum x b``; **reference** rows along ``e_1`` fix the scale the probes compare with; **fillers**
   ``0.01 e_1`` with reward 10 keep half of the rows inside each clip (the adaptive clips do not drift between
   the two releases of ``/user-released-twice``).
-* Disjoint agents (``DISJOINT``): warm-up 1 (coin-flip arms) makes arm 0 better along ``+e_0`` and ``+e_1``;
-  warm-up 2 sends rows ``3 e_0 - e_1`` and ``-e_1`` to arm 1, whose estimate along ``e_0`` then rests on more
-  public data than arm 0's (a probe compares the two arms, so arm 1's noise along ``e_0`` counts too); in the
-  main batch the audited user, anchors and ``e_1`` reference rows go to arm 0, the ``3 e_0 - e_1`` and
-  ``-e_1`` rows to arm 1.
-* Per-arm agents with second moments (``GRAM``): four warm-up batches give ``e_0`` and ``e_1`` public second
-  moments and a small reference ``theta_1`` (a large ``theta_1`` would couple the Gram's noise into the
-  estimate along ``e_0``); the main batch has the audited user, anchors and fillers. ``SUMS``
-  (``batched-screening-perarm``): the reference ``e_1`` rows with reward ``+B`` are in the main batch (its
-  inverse-variance weights favour the latest batch). ``SINGLE`` (FLIPHAT, DP-HDB: every episode refits from
-  its own data): no warm-up, the main batch is the user and 31 reference rows (ties broken by coin flips).
+* Disjoint agents (screening, ridge, peeling, private): warm-up 1 (coin-flip arms) makes arm 0 better
+  along ``+e_0`` and ``+e_1``; warm-up 2 sends rows ``3 e_0 - e_1`` and ``-e_1`` to arm 1, whose estimate
+  along ``e_0`` then rests on more public data than arm 0's (a probe compares the two arms, so arm 1's noise
+  along ``e_0`` counts too); in the main batch the audited user, anchors and ``e_1`` reference rows go to
+  arm 0, the ``3 e_0 - e_1`` and ``-e_1`` rows to arm 1.
+* Per-arm agents with second moments (ridge, peeling, private): four warm-up batches give ``e_0`` and
+  ``e_1`` public second moments and a small reference ``theta_1`` (a large ``theta_1`` would couple the
+  Gram's noise into the estimate along ``e_0``); the main batch has the audited user, anchors and fillers.
+  Per-arm screening: the reference ``e_1`` rows with reward ``+B`` are in the main batch (its
+  inverse-variance weights favour the latest batch).
+* FLIPHAT refits every episode from that episode's data alone; with ``sparsity = 1`` (``OPTIONS``) it peels
+  one coordinate. Per-arm: the main batch is the user and two rows ``10 e_0`` at reward ``-R`` (the released
+  value sits just below 0 under ``D`` and ``2 C B`` lower under ``D'``; probes read its sign, a Laplace tail
+  test). Disjoint: a warm-up sends ``e_0`` rows to arm 0 and ``-e_1`` rows to arm 1; in the main batch arm
+  1's 29 ``-e_1`` rows make it select ``e_1`` with a large value (the reference) and arm 0 holds the user and
+  the two ``-R`` rows.
+* DP-HDB (Frank-Wolfe vertex choices): the warm-up leaves both arms leaning to ``+e_0`` with arm 1 ahead, so
+  the user plays arm 1 alone (each of its 16 vertex choices sees the user only) and 96 rows
+  ``-5 e_0 + 10 e_1`` play arm 0 and decide its choices (a near-fixed reference).
 
 Statistic: probe ``i`` has shared context ``e_0 - t_i e_1`` (per-arm ``X[0] = e_0``, ``X[1] = t_i e_1``),
 divided by ``max(1, |t_i|)``, on the grid ``t = 2e-4 sinh(u)``, ``u`` evenly spaced on ``[-12, 12]`` (4001
@@ -70,7 +78,10 @@ Audit options of the agents (``OPTIONS``), each a shipped configuration that kee
 screening and peeling keep every coordinate (``threshold = 0``: at d = 2 their thresholds would zero the
 audited coordinate) and peeling selects both (``select = sparsity = 2``); its selection is then trivial, so
 ``selection_share = 0.1`` moves budget to the Gaussian values, whose calibration (zCDP split, multiplier,
-sensitivities) is the part a statistic on the estimates can see; ``private`` gets a declared
+sensitivities) is the part a statistic on the estimates can see; FLIPHAT peels one coordinate
+(``sparsity = 1``: at d = 2 with s = 2 both coordinates are always selected and half the budget goes to the
+unaudited one; its accountant then calibrates one round of selection and value, what the statistic reads);
+``private`` gets a declared
 ``reward_range`` (fixed centre and clip, as the harness passes from a bounded environment: its default
 centre, the released mean reward, would move the reference with the warm-up's rewards).
 """
@@ -138,7 +149,17 @@ _N = 1 + 2 * _A0 + 2 * _A1
 _DISJOINT_MAIN = ((10 * E0, (0, 0), _A0), (E1, (10, -10), _A0), (_TILT, (0, 0), _A1), (-E1, (-10, 10), _A1))
 _DISJOINT_WARM = (((10 * E0, (0.1, -0.1), _N // 2), (E1, (10, -10), _N - _N // 2)),
                   ((_TILT, (0, 0), _N // 2), (-E1, (-10, 10), _N - _N // 2)))
-_SINGLE_SHARED = Design(main=((E1, (1, -1), 31),))
+#: DP-HDB: the warm-up leaves both arms leaning to +e_0, arm 1 ahead: the audited user plays arm 1 alone, the
+#: main rows (-5 e_0 + 10 e_1) play arm 0 and decide its vertex choices (a near-fixed reference).
+_DPHDB = Design(main=((10.0 * (E1 - 0.5 * E0), (-10, 10), 96),),
+                warm=(((10 * E0, (10, -10), 32), (10 * E0, (0, 0), 65)),))
+#: FLIPHAT (sparsity 1; each episode refits from its own data): two rows at reward -R on the audited
+#: coordinate put the released value just below 0 under D and 2 C B lower under D' (a Laplace tail).
+_FLIPHAT = Design(main=((10 * E0, (-10, -10), 2),), options={"sparsity": 1})
+#: FLIPHAT disjoint: the warm-up sends ``e_0`` rows to arm 0 and ``-e_1`` rows to arm 1; in the main
+#: batch arm 1 selects ``e_1`` with a large value (the reference), arm 0 holds the audited coordinate.
+_FLIPHAT_DISJOINT = Design(main=((10 * E0, (-10, 10), 2), (-10 * E1, (-10, 10), 29)),
+                           warm=(((10 * E0, (10, 0), 20), (10 * E1, (0, -10), 12)),), options={"sparsity": 1})
 
 #: The stream of each agent (module docstring).
 DESIGNS: dict[str, Design] = {
@@ -155,9 +176,9 @@ DESIGNS: dict[str, Design] = {
                                               "selection_share": 0.1}),
     "private-perarm": Design(((10 * E0, (0, 0), _A), (0.01 * E1, (1, 1), _A)), (_gram_warm(1.0),) * 4,
                              reward=1.0, options={"reward_range": (-1.0, 1.0)}),
-    "fliphat": Design(main=((E1, (1, 1), 31),)),
-    "fliphat-disjoint": _SINGLE_SHARED,
-    "dphdb-batched": _SINGLE_SHARED,
+    "fliphat": _FLIPHAT,
+    "fliphat-disjoint": _FLIPHAT_DISJOINT,
+    "dphdb-batched": _DPHDB,
 }
 #: The agents' audit options (module docstring: why each is legitimate).
 OPTIONS: dict[str, dict[str, Any]] = {name: d.options for name, d in DESIGNS.items() if d.options}
