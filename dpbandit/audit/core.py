@@ -44,6 +44,7 @@ __all__ = [
     "audit_many",
     "clopper_pearson",
     "epsilon_lower_bound",
+    "gaussian_power",
     "make_case",
     "register",
     "registered",
@@ -201,6 +202,26 @@ def epsilon_lower_bound(k0: int, k1: int, n: int, delta: float, alpha: float = 0
     delta = v.probability(delta=delta)
     alpha = v.probability(alpha=alpha)
     return max(0.0, float(np.max(_bounds(np.asarray(k0), np.asarray(k1), n, delta, alpha))))
+
+
+def gaussian_power(
+    mu: float, n_runs: int, delta: float, alpha: float = 0.05, n_thresholds: int = 2001
+) -> float:
+    """The lower bound an optimal statistic reaches on a Gaussian shift ``mu`` (shift / noise std) with
+    ``n_runs`` per side, as :func:`audit` runs it: the best threshold ``S = {X > t}`` given (not paid from the
+    runs), ``n_runs - n_runs // 2`` test runs per side with their expected counts, Clopper-Pearson at
+    ``alpha``. What "not flagged" means: below the claim even for the optimal test, no statistic can flag.
+    """
+    mu = v.nonnegative(mu=mu)
+    n_runs = v.integer(n_runs=n_runs, minimum=4)
+    n = n_runs - n_runs // 2
+    t = np.linspace(-4.0, 4.0 + mu, n_thresholds)
+    k0, k1 = n * stats.norm.sf(t), n * stats.norm.sf(t - mu)  # D' centred at 0, D at mu
+    lo1 = np.where(k1 > 0, stats.beta.ppf(alpha / 2, np.maximum(k1, 1e-12), n - k1 + 1), 0.0)
+    up0 = stats.beta.ppf(1 - alpha / 2, k0 + 1, np.maximum(n - k0, 1e-12))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bounds = np.log(np.maximum(lo1 - v.probability(delta=delta), 0.0) / up0)
+    return max(0.0, float(np.max(np.nan_to_num(bounds, nan=-np.inf, neginf=-np.inf))))
 
 
 def _statistic(case: AuditCase, outputs: np.ndarray, n_runs: int) -> np.ndarray:

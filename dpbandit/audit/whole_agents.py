@@ -101,7 +101,9 @@ from dpbandit.agents import AGENTS, agent_class
 from dpbandit.audit.core import AuditCase, register
 from dpbandit.privacy.release import BlockGaussianRelease
 
-__all__ = ["AGENT_NAMES", "DESIGNS", "PROBES", "VARIANTS", "Design", "probes", "streams", "weaken"]
+__all__ = [
+    "AGENT_NAMES", "DESIGNS", "PROBES", "VARIANTS", "Design", "probes", "streams", "visible_shift", "weaken",
+]
 
 ARMS, DIM = 2, 2
 EPSILON, DELTA = 2.0, 1e-2
@@ -281,6 +283,25 @@ def _mechanism(name: str, factor: float, twice: bool
         return out
 
     return run
+
+
+#: The released block the statistic reads, per Gaussian-release agent family.
+_READ_BLOCKS = ("sums", "moments", "values")
+
+
+def visible_shift(name: str) -> float:
+    """Gaussian shift / noise std of the one released coordinate the statistic reads, calibrated agent:
+    ``2 C B / sigma = sqrt(share) / z`` for the ``sums``/``moments`` blocks (the neighbour moves one
+    coordinate by the block's whole sensitivity ``2 C B``), ``/ sqrt(select)`` for peeling's ``values``
+    (sensitivity ``2 sqrt(|S|) X B``, one coordinate moves by ``2 X B``); ``nan`` for FLIPHAT (Laplace) and
+    DP-HDB (exponential mechanism). An optimal statistic on that coordinate proves at most the epsilon of a
+    Gaussian mechanism with this shift (times 4 with a quarter of the noise, sqrt 2 released twice)."""
+    release = getattr(_template(name), "release", None)
+    if not isinstance(release, BlockGaussianRelease):
+        return math.nan
+    block = next(b for b in _READ_BLOCKS if b in release.shares)
+    per_coordinate = 1.0 / math.sqrt(_template(name).select) if block == "values" else 1.0
+    return math.sqrt(release.shares[block]) / release.multiplier * per_coordinate
 
 
 def _case(name: str, variant: str) -> AuditCase:

@@ -3,6 +3,8 @@ broken twin is flagged)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -13,6 +15,7 @@ from dpbandit.audit import (
     audit,
     clopper_pearson,
     epsilon_lower_bound,
+    gaussian_power,
     make_case,
     register,
     registered,
@@ -79,3 +82,12 @@ def test_audit_case_validates_claim() -> None:
         AuditCase("x", lambda rng, x, n: np.zeros(n), 0.0, 1.0, 1.0, 0.0)
     with pytest.raises(ValueError, match="expect"):
         AuditCase("x", lambda rng, x, n: np.zeros(n), 0.0, 1.0, 1.0, 1e-5, expect="maybe")
+
+
+def test_gaussian_power_grows_with_the_shift_and_the_runs_and_respects_the_claim() -> None:
+    z = 1.1162543228824087  # noise multiplier of one Gaussian mechanism at (2, 0.01) (PLD)
+    assert gaussian_power(0.0, 10_000, 0.01) == 0.0
+    low, more_runs = gaussian_power(0.85, 5_000, 0.01), gaussian_power(0.85, 20_000, 0.01)
+    assert 0.0 < low < more_runs < gaussian_power(1.2, 20_000, 0.01)
+    # the calibrated mechanism cannot be proven above its claim, whatever the runs; its double release can
+    assert gaussian_power(1.0 / z, 10**6, 0.01) <= 2.0 < gaussian_power(math.sqrt(2.0) / z, 20_000, 0.01)
