@@ -13,10 +13,13 @@ Runs per dataset: ``--runs`` (default 10^6) for every mechanism case (both seeds
 about 4 minutes on 2 cores). ``--quick`` uses 10^5 runs and writes ``*_quick`` files.
 
 The whole-agent cases (``whole-agent/<agent>/<variant>``, :mod:`dpbandit.audit.whole_agents`) run a whole
-agent per Monte Carlo run (milliseconds each, not microseconds), so they use ``--agent-runs`` runs per side
-(default 5,000) under the first seed only. ``--merge`` replaces the rows of the cases run in the existing CSV
+agent per Monte Carlo run (about a millisecond each, not microseconds), so they use ``--agent-runs`` runs per
+side (default 20,000) under the first seed only; their section of the page adds a Gaussian power calculation
+(:func:`dpbandit.audit.core.gaussian_power`: what an optimal statistic on the released coordinate the
+audit reads could prove at those runs). ``--merge`` replaces the rows of the cases run in the existing CSV
 (keeping every other row) and rewrites the table and plot from the merged CSV, listing every command that
-contributed; e.g. ``python sims/privacy_audit.py --only whole-agent/ --merge`` adds the whole-agent cases to a
+contributed (each CSV row records its command; a command whose rows were all replaced is dropped); e.g.
+``python sims/privacy_audit.py --only whole-agent/ --merge`` adds the whole-agent cases to a
 page made by ``python sims/privacy_audit.py --only gaussian laplace ...``.
 
 Usage::
@@ -39,9 +42,17 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from scipy import optimize, stats  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from dpbandit.audit import CASE_MODULES, audit, load_cases, make_case  # noqa: E402
+from dpbandit.audit import (  # noqa: E402
+    CASE_MODULES,
+    audit,
+    gaussian_power,
+    load_cases,
+    make_case,
+    whole_agents,
+)
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
@@ -54,7 +65,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--alpha", type=float, default=0.05, help="bounds hold with probability 1 - alpha")
     parser.add_argument("--modules", nargs="*", default=[], help="extra modules that register audit cases")
     parser.add_argument("--only", nargs="*", default=[], help="run only cases whose name starts with these")
-    parser.add_argument("--agent-runs", type=int, default=5_000,
+    parser.add_argument("--agent-runs", type=int, default=20_000,
                         help="runs per dataset of the whole-agent cases (first seed only)")
     parser.add_argument("--merge", action="store_true",
                         help="merge into the existing CSV (replacing the cases run) and rewrite md and png")
@@ -124,14 +135,50 @@ def _fmt(x: object) -> str:
     return f"{x:.3g}" if isinstance(x, float) else str(x)
 
 
+def gaussian_epsilon(mu: float, delta: float) -> float:
+    """Epsilon at ``delta`` of a Gaussian mechanism whose neighbours are ``mu`` noise stds apart (Balle and
+    Wang 2018: ``delta(eps) = Phi(mu / 2 - eps / mu) - e^eps Phi(-mu / 2 - eps / mu)``); 0 if ``delta(0) <=
+    delta``."""
+    def excess(eps: float) -> float:
+        return stats.norm.cdf(mu / 2 - eps / mu) - np.exp(eps) * stats.norm.cdf(-mu / 2 - eps / mu) - delta
+
+    return 0.0 if excess(0.0) <= 0 else float(optimize.brentq(excess, 0.0, 10.0 * mu + 10.0))
+
+
+VARIANTS = {"calibrated": 1.0, "noise-divided-by-4": 4.0, "user-released-twice": np.sqrt(2.0)}
+
+
+def _power_table(whole: pd.DataFrame) -> str:
+    """Per agent: the visible shift and what the optimal statistic on it could prove at the runs used."""
+    lines = ["| agent | visible shift mu (calibrated) | "
+             + " | ".join(f"{v}: mu, Gaussian epsilon, optimal lb at the runs" for v in VARIANTS) + " |",
+             "|" + "---|" * (2 + len(VARIANTS))]
+    for agent, group in whole.groupby("agent", sort=True):
+        mu = whole_agents.visible_shift(agent)
+        if not np.isfinite(mu):
+            lines.append(f"| `{agent}` | n/a (not a Gaussian release) |" + " |" * len(VARIANTS))
+            continue
+        group = group.set_index("variant")
+        delta = float(group["delta"].iloc[0])
+        cells = [f"`{agent}`", f"{mu:.3g}"]
+        for v, factor in VARIANTS.items():
+            runs = int(group.loc[v, "n_runs_per_dataset"]) if v in group.index else 0
+            m = mu * factor
+            power = f"{gaussian_power(m, runs, delta):.2f}" if runs else ""
+            cells.append(f"{m:.3g}, {gaussian_epsilon(m, delta):.2f}, {power}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _whole_agent_table(df: pd.DataFrame) -> str:
-    """Per agent: the claim, runs per side, the lower bounds of the calibrated agent and each broken copy."""
+    """Per agent: the claim, runs per side, the lower bounds of the calibrated agent and each broken copy,
+    the commands, and the power calculation."""
     whole = df[df["mechanism"].str.startswith(WHOLE_AGENT)]
     if whole.empty:
         return ""
     parts = whole["mechanism"].str.split("/", expand=True)
     whole = whole.assign(agent=parts[1], variant=parts[2])
-    variants = ["calibrated", "noise-divided-by-4", "user-released-twice"]
+    variants = list(VARIANTS)
     lines = ["| agent | claimed epsilon | delta | "
              + " | ".join(f"{v}: lb (verdict), runs per side" for v in variants) + " |",
              "|" + "---|" * (3 + len(variants))]
@@ -149,25 +196,46 @@ def _whole_agent_table(df: pd.DataFrame) -> str:
                 cells.append("")
         lines.append("| " + " | ".join(cells) + " |")
     ok = whole["as_expected"]
+    flagged = {v: whole[(whole["variant"] == v) & (whole["verdict"] == "FLAGGED")]["agent"].tolist()
+               for v in variants[1:]}
+    commands = "; ".join(f"`{c}`" for c in dict.fromkeys(whole["command"]))
     return (
         "\n\n## Whole-agent audits (issue 24)\n\n"
-        "Each run builds the agent (its own randomness varied over runs), plays it through `play_block` on a "
-        "fixed stream, and takes the fraction of the later probe users assigned to arm 0 "
-        "(`dpbandit/audit/whole_agents.py`: neighbours, stream and statistic); the claim is the agent's "
-        "reported epsilon at its delta. Broken copies: every noise scale divided by 4; the audited user's "
-        "round counted in two batches. First seed only; audit time "
-        f"{whole['seconds'].sum() / 60:.1f} min.\n\n"
+        f"Commands: {commands}. First seed only; audit time {whole['seconds'].sum() / 60:.1f} min "
+        "(one core).\n\n"
+        "Each run copies the agent after a fixed warm-up (a public history: the same releases in every run "
+        "and on both sides), draws fresh randomness for the agent, plays the main batch through "
+        "`play_block` (the audited user first, reward +B vs -B beyond the clip), and takes the fraction of "
+        "4001 later probe users the agent assigns to arm 0, a graded read of the released estimate along the "
+        "audited coordinate (`dpbandit/audit/whole_agents.py`: streams, options and statistic per agent). "
+        "The claim is the agent's reported epsilon at its delta. Broken copies: every noise scale of the "
+        "audited release divided by 4; the main batch (with the audited user) released twice.\n\n"
         + "\n".join(lines)
-        + f"\n\n{int(ok.sum())}/{len(ok)} whole-agent cases as expected.\n\n"
-        "Reading: every calibrated agent stays below its claim. A flagged copy proves a violation; an "
-        "unflagged one only says that the runs and the statistic lack the power. The statistic sees the "
-        "release through the agent's policy: per-arm agents compare one estimate with a reference, "
-        "disjoint agents compare two arms' noisy estimates (about 1/sqrt 2 of the signal-to-noise), peeling "
-        "and FLIPHAT spend part of the budget on selections that are trivial at d = 2, ridge's Gram block "
-        "does not move under a reward flip, and DP-HDB's policy is a Frank-Wolfe average of private vertex "
-        "choices. A user released twice multiplies a Gaussian release's shift by sqrt 2: epsilon 2 becomes "
-        "about 3.2 at delta 0.01; by a Gaussian power calculation a statistic with the per-arm agents' "
-        "efficiency exceeds 2 only with 10^4 to 10^5 runs per side.\n"
+        + f"\n\n{int(ok.sum())}/{len(ok)} whole-agent cases as expected. Flagged with a quarter of the "
+        f"noise: {len(flagged['noise-divided-by-4'])}/{whole['agent'].nunique()}; released twice: "
+        f"{len(flagged['user-released-twice'])}/{whole['agent'].nunique()} "
+        f"({', '.join(flagged['user-released-twice']) or 'none'}).\n\n"
+        "Power calculation. The statistic reads one released coordinate; the neighbours move it by `mu` "
+        "noise stds (the *visible shift*: `sqrt(share) / z` of the block holding `sum x b`, and `/ sqrt 2` "
+        "for peeling's values at |S| = 2; `whole_agents.visible_shift`). A quarter of the noise multiplies "
+        "it by 4, a second release by sqrt 2. No statistic of that coordinate can prove more than the "
+        "epsilon of a Gaussian mechanism with that shift (column 2 of each cell), and at the runs used the "
+        "optimal threshold test reaches on average the lower bound in column 3 (`core.gaussian_power`: "
+        "expected counts, Clopper-Pearson at 95%, the threshold given):\n\n"
+        + _power_table(whole)
+        + "\n\nReading: every calibrated agent stays below its claim. A flagged copy proves a violation; an "
+        "unflagged one is read against the power table. A user released twice moves a Gaussian release by "
+        "sqrt 2 times its shift, but the statistic sees only the `sum x b` block: where that block has a "
+        "share of the budget below about 0.6 (ridge 0.45, private 0.54 with its Grams, peeling's Gaussian "
+        "values after the selection's zCDP share), the double release of that block alone has a Gaussian "
+        "epsilon at or below the claim, and no statistic on the estimates can flag it (the Gram, counts, "
+        "clipping counts and selection carry the rest of the budget and do not move under a reward flip; a "
+        "neighbour that also moves the Gram couples the Gram's noise into the same estimate). Screening "
+        "(share 0.9) is the one family where the double release is visible: about 2.4 at 20,000 runs for an "
+        "optimal statistic. FLIPHAT's released value and DP-HDB's vertex choices are not Gaussian; their "
+        "quarter-noise copies are flagged by a Laplace tail test and by the vertex choices of an arm that "
+        "sees the audited user alone, and their double releases stay far below the claim because the "
+        "statistic sees one of several composed steps.\n"
     )
 
 
@@ -236,15 +304,19 @@ def main(argv: list[str] | None = None) -> None:
     command = "python " + " ".join(shlex.quote(a) for a in ["sims/privacy_audit.py", *(argv or sys.argv[1:])])
     csv, md = RESULTS / f"privacy_audit{suffix}.csv", RESULTS / f"privacy_audit{suffix}.md"
     commands = [command]
+    df["command"] = command
     if args.merge and csv.exists():
         old = pd.read_csv(csv)
         old = old[~old.set_index(["mechanism", "seed"]).index.isin(df.set_index(["mechanism", "seed"]).index)]
-        df = pd.concat([old, df], ignore_index=True)
         commands = [*_previous_commands(md), command]
+        if "command" not in old:  # a CSV from before rows recorded their command: the page's first one
+            old = old.assign(command=commands[0])
+        df = pd.concat([old, df], ignore_index=True)
     df.to_csv(csv, index=False)
     plot(df, RESULTS / f"privacy_audit{suffix}.png")
-    listed = "; then ".join(f"`{c}`" for c in commands)
-    write_markdown(df, md, listed if len(commands) == 1 else f"{listed} (merged)")
+    kept = list(dict.fromkeys(df["command"]))  # commands with rows still on the page, in order
+    listed = "; then ".join(f"`{c}`" for c in kept)
+    write_markdown(df, md, listed if len(kept) == 1 else f"{listed} (merged)")
     print(
         df[["mechanism", "seed", "claimed_epsilon", "empirical_epsilon_lb", "verdict", "expected"]].to_string(
             index=False
