@@ -78,6 +78,8 @@ __all__ = ["PrivateAgent", "PrivateAgentPerArm"]
 DENOMINATOR_FLOOR = 0.3
 #: Weight of a batch's released loss difference per later batch [Fill]: later estimates matter more.
 SELECTION_DECAY = 0.5
+#: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
+GRAM_MAX_ENTRIES = 2**24
 #: Largest ``d^2`` for which the pooled Gram is kept (2^22 floats, 32 MB; ``d <= 2048``) [Fill].
 POOLED_MAX_ENTRIES = 2**22
 #: Default batch schedule of the recommended agent [Fill; measured, docs/batched_agents.md]: batches of 64
@@ -107,7 +109,7 @@ class PrivateAgent(GaussianBatchedAgent):
         second_moments: ``"gram"``, ``"diag"`` or ``"none"`` (default: the public rule of
             :meth:`_second_moments`).
         fdr: Benjamini-Hochberg level of the coordinate screen (diagonal and isotropic layouts).
-        intercept: fit per-model intercepts (least squares on ``(1, x)``; off by default).
+        intercept: fit per-model intercepts (least squares on ``(1, x)``; default: only with noise off).
         exploration: scale of the Thompson perturbation of the scores (0 = greedy, the default).
         **kwargs: :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent` options (clipping, schedule,
             ``aux_share``, ``noise``).
@@ -123,7 +125,7 @@ class PrivateAgent(GaussianBatchedAgent):
         reward_range: tuple[float, float] | None = None,
         second_moments: str | None = None,
         fdr: float = 0.2,
-        intercept: bool = False,
+        intercept: bool | None = None,
         exploration: float = 0.0,
         estimator: str | None = None,
         **kwargs: Any,
@@ -140,10 +142,11 @@ class PrivateAgent(GaussianBatchedAgent):
         self.second_moments = _validate.one_of(tuple(SHARES), second_moments=second_moments)
         self.full_gram = self.second_moments in ("gram", "pooled")
         self.pooled = self.second_moments == "pooled"
-        #: Fit a per-model intercept (opt-in: at epsilon = 1 it cost more than it gained on every setting
-        #: measured, docs/batched_agents.md); without it, a line through the origin fitted to rewards centred
-        #: at the declared midpoint or each model's released mean; the ``sums`` budget goes to ``moments``.
-        self.with_intercept = bool(intercept)
+        #: Fit a per-model intercept (by default only with noise off: at epsilon = 1 its noisy sums cost more
+        #: than it gained on every setting measured, docs/batched_agents.md); without it, a line through the
+        #: origin fitted to rewards centred at the declared midpoint or each model's released mean; the
+        #: ``sums`` budget goes to ``moments``.
+        self.with_intercept = (not kwargs.get("noise", True)) if intercept is None else bool(intercept)
         shares = dict(SHARES[self.second_moments])
         if not self.with_intercept:
             shares["moments"] += shares.pop("sums")
@@ -187,11 +190,12 @@ class PrivateAgent(GaussianBatchedAgent):
         degrades gracefully below that; it beat the per-model Grams and the diagonal with its coordinate
         screen on every dense and real-data setting measured. Larger ``d``: the pooled diagonal under the same
         condition with its share, else ``"none"``. ``C`` cancels; every input (``T``, ``K``, ``d``, epsilon,
-        delta) is public. With noise off: pooled if it fits, else the diagonal.
+        delta) is public. With noise off (nothing to average out): per-model Grams while ``K d^2 <=
+        GRAM_MAX_ENTRIES``, then with an intercept the exact least squares per arm LinUCB's ridge fits.
         """
         fits = dim**2 <= POOLED_MAX_ENTRIES
         if not options.get("noise", True):
-            return "pooled" if fits else "diag"
+            return "gram" if n_arms * dim**2 <= GRAM_MAX_ENTRIES else "pooled" if fits else "diag"
         if horizon is None:
             return "none"
         epsilon = _validate.positive(epsilon=options.get("epsilon", 1.0))

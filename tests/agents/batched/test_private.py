@@ -207,7 +207,8 @@ def test_second_moment_rule_and_registry() -> None:
     assert PrivateAgent(10, 3_000, rng=rng, horizon=100_000, delta=delta).second_moments == "diag"  # memory
     assert PrivateAgent(10, 5_000, rng=rng, horizon=100_000, delta=delta).second_moments == "none"
     assert PrivateAgent(10, 5_000, rng=rng, horizon=100_000, noise=False).second_moments == "diag"  # memory
-    assert PrivateAgent(2, 50, rng=rng, horizon=10_000, noise=False).second_moments == "pooled"
+    assert PrivateAgent(2, 50, rng=rng, horizon=10_000, noise=False).second_moments == "gram"
+    assert PrivateAgent(2, 50, rng=rng, horizon=10_000, noise=False).with_intercept
     assert (PrivateAgent(2, 50, rng=rng, horizon=10_000, delta=delta).schedule.first,
             PrivateAgent(2, 50, rng=rng, horizon=10_000, delta=delta).schedule.ratio) == (64, 1.5)
     assert agent_class("private") is PrivateAgent and agent_class("private-perarm") is PrivateAgentPerArm
