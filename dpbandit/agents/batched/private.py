@@ -76,14 +76,25 @@ __all__ = ["PrivateAgent", "PrivateAgentPerArm"]
 #: Floor of the Sherman-Morrison denominator ``N' - X^T D^{-1} X`` relative to ``N'`` [Fill]: the model's
 #: residual variance ratio along its mean context (``1 - 2 / pi = 0.36`` for a Gaussian half-space through 0).
 DENOMINATOR_FLOOR = 0.3
-#: Largest ``K d^2`` for which per-model Grams are kept (2^24 floats, 128 MB) [Fill].
+#: Weight of a batch's released loss difference per later batch [Fill]: later estimates matter more.
+SELECTION_DECAY = 0.5
+#: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
+#: Largest ``d^2`` for which the pooled Gram is kept (2^22 floats, 32 MB; ``d <= 2048``) [Fill].
+POOLED_MAX_ENTRIES = 2**22
+#: Default batch schedule of the recommended agent [Fill; measured, docs/batched_agents.md]: batches of 64
+#: rounds growing by 1.5 (the other batched agents keep 32 and doubling): a fit every third of the rounds so
+#: far, where doubling waits for as many rounds as were seen; each batch is its own release (parallel
+#: composition), so the finer schedule costs noise only through the inverse-variance sum.
+FIRST_BATCH, BATCH_RATIO = 64, 1.5
 #: Budget shares of the main blocks (of ``1 - aux_share``) per second-moment layout [Fill; measured,
 #: docs/batched_agents.md]; without an intercept ``sums``' share goes to ``moments``.
 SHARES = {
     "gram": {"moments": 0.5, "sums": 0.1, "rewards": 0.05, "squares": 0.02, "gram": 0.33},
     "diag": {"moments": 0.75, "sums": 0.1, "rewards": 0.05, "squares": 0.02, "diag": 0.08},
     "none": {"moments": 0.83, "sums": 0.1, "rewards": 0.05, "squares": 0.02},
+    "pooled": {"moments": 0.55, "sums": 0.1, "rewards": 0.05, "squares": 0.02, "pooled": 0.2,
+               "selection": 0.08},
 }
 
 
@@ -98,7 +109,7 @@ class PrivateAgent(GaussianBatchedAgent):
         second_moments: ``"gram"``, ``"diag"`` or ``"none"`` (default: the public rule of
             :meth:`_second_moments`).
         fdr: Benjamini-Hochberg level of the coordinate screen (diagonal and isotropic layouts).
-        intercept: fit per-model intercepts (least squares on ``(1, x)``; off by default).
+        intercept: fit per-model intercepts (least squares on ``(1, x)``; default: only with noise off).
         exploration: scale of the Thompson perturbation of the scores (0 = greedy, the default).
         **kwargs: :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent` options (clipping, schedule,
             ``aux_share``, ``noise``).
@@ -114,26 +125,34 @@ class PrivateAgent(GaussianBatchedAgent):
         reward_range: tuple[float, float] | None = None,
         second_moments: str | None = None,
         fdr: float = 0.2,
-        intercept: bool = False,
+        intercept: bool | None = None,
         exploration: float = 0.0,
+        estimator: str | None = None,
         **kwargs: Any,
     ) -> None:
         dim = _validate.integer(dim=dim, minimum=1)
         self.fdr = _validate.probability(fdr=fdr)
         self.exploration = _validate.nonnegative(exploration=exploration)
+        #: The pooled layout's estimate played: ``"dense"``, ``"sparse"``, or ``None``: chosen privately.
+        self.estimator = (None if estimator is None
+                          else _validate.one_of(("dense", "sparse"), estimator=estimator))
         if second_moments is None:
             second_moments = self._second_moments(n_arms, dim, horizon, kwargs)
         #: ``"gram"`` (per-model Grams), ``"diag"`` (pooled diagonal), ``"none"`` (isotropic ``C^2 / d``).
         self.second_moments = _validate.one_of(tuple(SHARES), second_moments=second_moments)
-        self.full_gram = self.second_moments == "gram"
-        #: Fit a per-model intercept (opt-in: at epsilon = 1 it cost more than it gained on every setting
-        #: measured, docs/batched_agents.md); without it, a line through the origin fitted to rewards centred
-        #: at the declared midpoint or each model's released mean; the ``sums`` budget goes to ``moments``.
-        self.with_intercept = bool(intercept)
+        self.full_gram = self.second_moments in ("gram", "pooled")
+        self.pooled = self.second_moments == "pooled"
+        #: Fit a per-model intercept (by default only with noise off: at epsilon = 1 its noisy sums cost more
+        #: than it gained on every setting measured, docs/batched_agents.md); without it, a line through the
+        #: origin fitted to rewards centred at the declared midpoint or each model's released mean; the
+        #: ``sums`` budget goes to ``moments``.
+        self.with_intercept = (not kwargs.get("noise", True)) if intercept is None else bool(intercept)
         shares = dict(SHARES[self.second_moments])
         if not self.with_intercept:
             shares["moments"] += shares.pop("sums")
         self.main_blocks = shares
+        kwargs.setdefault("first_batch", FIRST_BATCH)
+        kwargs.setdefault("batch_ratio", BATCH_RATIO)
         # a declared range sets the centre (midpoint) and first clip (half-width) in GaussianBatchedAgent
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, reward_range=reward_range, **kwargs)
         (self._explore_rng,) = self.noise_rng.spawn(1)
@@ -144,31 +163,39 @@ class PrivateAgent(GaussianBatchedAgent):
         # weighted sums over batches of the un-centred releases, and their noise variances
         self._acc = {
             "n": np.zeros(K), "xr": np.zeros((K, d)), "x": np.zeros((K, d)), "r": np.zeros(K),
-            "rr": np.zeros(K), "b": np.zeros(K), "second": np.zeros((K, d, d) if self.full_gram else d),
+            "rr": np.zeros(K), "b": np.zeros(K),
+            "second": np.zeros((d, d) if self.pooled else (K, d, d) if self.full_gram else d),
+            "selection": 0.0,
         }
         self._noise_var = dict.fromkeys(("xr", "x", "r", "second", "n"), 0.0)
         self._total = 0.0  # sum_l w_l n_l
         self._scale = 0.0  # sum_l w_l n_l C_l^2 / d: the isotropic second moment ("none")
         self._total_sq = 0.0  # sum_l w_l^2 n_l: sampling variances of weighted means scale with it
         self.intercept = np.zeros(K)  #: rbar_k - theta_k^T xbar_k
+        #: The pooled layout's two estimates: ridge on every coordinate, and screened on the diagonal.
+        self.estimates = {"dense": np.zeros((K, d)), "sparse": np.zeros((K, d))}
         self._score_sd = np.zeros(K)  # std of the intercept
         self._slope_var = np.zeros((K, d))  # variance of kept slope coordinates (0 elsewhere)
         self._centre = np.zeros((K, d))  # xbar_k
 
     @staticmethod
     def _second_moments(n_arms: int, dim: int, horizon: int | None, options: dict[str, Any]) -> str:
-        """Public rule [Fill]: release the second moments whose noise is expected below their signal.
+        """Public rule [Fill; measured in docs/batched_agents.md]: the pooled Gram wherever it fits.
 
-        With isotropic rows of norm ``C``, after ``T`` rounds a model's Gram has eigenvalues about ``T C^2 /
-        (K d)`` and the pooled diagonal entries about ``T C^2 / d``; one release's noise has std ``sigma = z
-        sqrt(2) C^2 / sqrt(share)`` per entry and spectral norm about ``2 sqrt(d) sigma`` for a matrix. Grams
-        pay when ``T / K >= 2 sqrt(2) z d^{3/2} / sqrt(share)``, the diagonal when ``T >= 2 sqrt(2) z d /
-        sqrt(share)``; else ``"none"``. ``C`` cancels; every input (``T``, ``K``, ``d``, epsilon, delta) is
-        public. With noise off, Grams. Grams only while ``K d^2 <= GRAM_MAX_ENTRIES`` (memory).
+        One pooled ``d x d`` Gram (``"pooled"``) while ``d^2 <= POOLED_MAX_ENTRIES`` (memory, and one
+        eigendecomposition per batch) and its diagonal entries are expected above their noise: with rows of
+        norm ``C`` spread over ``d`` coordinates, after ``T`` rounds the diagonal is about ``T C^2 / d``; one
+        release's noise has std ``sigma = z sqrt(2) C^2 / sqrt(share)``, so ``T >= 2 sqrt(2) z d /
+        sqrt(share)``. Its noise-dominated directions are shrunk by the ridge of :meth:`_estimate`, so it
+        degrades gracefully below that; it beat the per-model Grams and the diagonal with its coordinate
+        screen on every dense and real-data setting measured. Larger ``d``: the pooled diagonal under the same
+        condition with its share, else ``"none"``. ``C`` cancels; every input (``T``, ``K``, ``d``, epsilon,
+        delta) is public. With noise off (nothing to average out): per-model Grams while ``K d^2 <=
+        GRAM_MAX_ENTRIES``, then with an intercept the exact least squares per arm LinUCB's ridge fits.
         """
-        fits = n_arms * dim**2 <= GRAM_MAX_ENTRIES  # K Grams in memory
+        fits = dim**2 <= POOLED_MAX_ENTRIES
         if not options.get("noise", True):
-            return "gram" if fits else "diag"
+            return "gram" if n_arms * dim**2 <= GRAM_MAX_ENTRIES else "pooled" if fits else "diag"
         if horizon is None:
             return "none"
         epsilon = _validate.positive(epsilon=options.get("epsilon", 1.0))
@@ -176,10 +203,9 @@ class PrivateAgent(GaussianBatchedAgent):
         delta = _validate.probability(delta=default_delta(horizon) if delta is None else delta)
         z = 2.0 * math.sqrt(2.0) * gaussian_multiplier(epsilon, delta)
         free = 1.0 - options.get("aux_share", 0.1)
-        if fits and horizon / n_arms >= z * dim**1.5 / math.sqrt(free * SHARES["gram"]["gram"]):
-            return "gram"
-        if horizon >= z * dim / math.sqrt(free * SHARES["diag"]["diag"]):
-            return "diag"
+        for layout in ("pooled", "diag"):
+            if (fits or layout == "diag") and horizon >= z * dim / math.sqrt(free * SHARES[layout][layout]):
+                return layout
         return "none"
 
     # -- statistics ------------------------------------------------------------------------------
@@ -187,7 +213,9 @@ class PrivateAgent(GaussianBatchedAgent):
         K, d = self.n_models, self.dim
         self._moments, self._sums = np.zeros((K, d)), np.zeros((K, d))
         self._rewards, self._squares = np.zeros(K), np.zeros(K)
-        self._second = np.zeros((K, d, d) if self.full_gram else d if self.second_moments == "diag" else 0)
+        self._second = np.zeros((d, d) if self.pooled else (K, d, d) if self.full_gram
+                                else d if self.second_moments == "diag" else 0)
+        self._selection = np.zeros(1 if self.pooled else 0)
 
     def _accumulate(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
         onehot = (models[None, :] == np.arange(self.n_models)[:, None]).astype(float)  # (K, m)
@@ -195,17 +223,25 @@ class PrivateAgent(GaussianBatchedAgent):
         self._sums += onehot @ rows
         self._rewards += onehot @ rewards
         self._squares += onehot @ rewards**2
+        if self.pooled:  # loss of the screened estimate less the dense one's, predictions clipped to [-B, B]
+            B = self.clipping.reward_clip
+            sparse, dense = (np.clip(np.einsum("md,md->m", rows, self.estimates[name][models]), -B, B)
+                             for name in ("sparse", "dense"))
+            self._selection += np.sum((rewards - sparse) ** 2 - (rewards - dense) ** 2)
         if self.second_moments == "diag":
             self._second += np.einsum("ij,ij->j", rows, rows)
+        elif self.pooled:
+            self._second += rows.T @ rows
         elif self.full_gram:
             for k in np.unique(models):
                 mine = rows[models == k]
                 self._second[k] += mine.T @ mine
 
     def _statistics(self) -> dict[str, np.ndarray]:
-        second = self._second[:, self._upper[0], self._upper[1]] if self.full_gram else self._second
+        second = (self._second[..., self._upper[0], self._upper[1]] if self.full_gram else self._second)
         values = {
             "moments": self._moments, "sums": self._sums, "rewards": self._rewards, "squares": self._squares,
+            "selection": self._selection,
             self.second_moments: second,
         }
         return {name: values[name] for name in self.main_blocks}
@@ -214,7 +250,7 @@ class PrivateAgent(GaussianBatchedAgent):
         C, B = self.clipping.context_clip, self.clipping.reward_clip
         values = {
             "moments": 2.0 * C * B, "sums": 2.0 * C, "rewards": 2.0 * B,
-            "squares": (math.sqrt(2.0) if self.n_models > 1 else 1.0) * B**2,
+            "squares": (math.sqrt(2.0) if self.n_models > 1 else 1.0) * B**2, "selection": 8.0 * B**2,
             self.second_moments: math.sqrt(2.0) * C**2,
         }
         return {name: values[name] for name in self.main_blocks}
@@ -251,9 +287,9 @@ class PrivateAgent(GaussianBatchedAgent):
         w = n / (sig["xr"] ** 2 + n * (C * B) ** 2 / self.dim)
         second = released.get(self.second_moments, 0.0)
         if self.full_gram:
-            full = np.zeros((self.n_models, self.dim, self.dim))
-            full[:, self._upper[0], self._upper[1]] = second
-            second = full + np.triu(full, 1).transpose(0, 2, 1)
+            full = np.zeros((*np.shape(second)[:-1], self.dim, self.dim))
+            full[..., self._upper[0], self._upper[1]] = second
+            second = full + np.swapaxes(np.triu(full, 1), -1, -2)
         acc = self._acc
         acc["n"] += w * counts
         if self.with_intercept:  # un-centred: sum x r, sum r
@@ -266,6 +302,8 @@ class PrivateAgent(GaussianBatchedAgent):
             acc["r"] += w * (released["rewards"] + c * counts)
             acc["b"] += w * released["rewards"]
         acc["rr"] += w * released["squares"]
+        if self.pooled:  # the latest batches weigh most: the estimates improve from batch to batch
+            acc["selection"] = SELECTION_DECAY * acc["selection"] + float(released["selection"][0])
         acc["second"] += w * second
         self._scale += w * n * C**2 / self.dim
         for key in self._noise_var:
@@ -290,8 +328,20 @@ class PrivateAgent(GaussianBatchedAgent):
         X = acc["x"]
         R, G = acc["r"], acc["xr"]
         Nr = N + 2.0 * math.sqrt(nv["n"]) + rho  # intercept ridge: count noise plus one round
-        if self.full_gram:  # per-model Grams: ridge = noise spectral norm (semicircle) + 1 (units of C)
-            lam = 2.0 * math.sqrt(d * nv["second"]) + rho * C**2
+        if self.full_gram:
+            # model k's Gram: its own, or its share N_k / total of the pooled one (and of that one's noise);
+            # ridge: the Gram noise's spectral norm (semicircle), one round (units of C^2), and the noise norm
+            # of the summed moments over the largest slope a bounded score allows (|x^T theta| <= B with
+            # ||x|| <= C), so that noise-dominated directions are shrunk rather than amplified
+            share = N / max(self._total, 1e-300) if self.pooled else np.ones(self.n_models)
+            B = self.clipping.reward_clip
+            lams = (share * 2.0 * math.sqrt(d * nv["second"]) + rho * C**2
+                    + math.sqrt(d * nv["xr"]) * C / B)
+            if self.pooled and not self.with_intercept:  # no rank-one term: one decomposition for all models
+                values, vectors = np.linalg.eigh(acc["second"])
+                values = np.maximum(values, 0.0)
+            if self.pooled:  # the screened estimate's diagonal: the pooled Gram's, floored at twice its noise
+                pooled = np.maximum(np.diagonal(acc["second"]), 2.0 * math.sqrt(nv["second"])) / self._total
         else:  # pooled diagonal per unit weight, floored at twice its noise
             floor = 2.0 * math.sqrt(nv["second"])
             second = acc["second"] if self.second_moments == "diag" else self._scale
@@ -300,27 +350,30 @@ class PrivateAgent(GaussianBatchedAgent):
         mean_b = R / Nr
         var_r = np.maximum(acc["rr"] / Nr - (acc["b"] / Nr) ** 2, 0.0)
         theta = np.zeros((self.n_models, d))
+        sparse = np.zeros((self.n_models, d))
         sd = np.zeros((self.n_models, d))
         for k in range(self.n_models):
-            second = acc["second"][k] if self.full_gram else N[k] * pooled
+            if self.full_gram:
+                second, lam = (share[k] * acc["second"] if self.pooled else acc["second"][k]), lams[k]
+            else:
+                second = N[k] * pooled
             diag = np.maximum(np.diagonal(second) if self.full_gram else second, 0.0)
             centred = np.maximum(diag - X[k] ** 2 / Nr[k], 0.0) + lam
             target = G[k] - X[k] * mean_b[k]
             # released noise of G - X mean (the sums were un-centred at about the mean) and sampling noise
             noise = nv["xr"] + (mean_b[k] - self.centres[k]) ** 2 * nv["x"] + var_r[k] * rho * diag
             sd[k] = np.sqrt(noise) / centred
-            if self.full_gram:  # small d: ridge on every coordinate
+            if self.pooled:  # the screened estimate on the pooled diagonal, for the private choice
+                sparse[k] = self._screened(N[k] * pooled, rho * C**2, X[k], Nr[k], target, noise)
+            if self.full_gram and self.pooled and not self.with_intercept:
+                theta[k] = vectors @ ((vectors.T @ target) / (share[k] * values + lam))
+            elif self.full_gram:  # Grams (d small enough): ridge on every coordinate
                 theta[k] = self._solve(second, lam, X[k], Nr[k], target, np.arange(d))
-                continue
-            support = np.flatnonzero(self._discoveries(target / np.sqrt(noise)))
-            for final in (False, True):
-                if support.size == 0:
-                    break
-                slope = self._solve(second, lam, X[k], Nr[k], target, support)
-                if final:
-                    theta[k, support] = slope
-                else:  # keep the screened coordinates whose joint slope stands above the noise
-                    support = support[self._discoveries(slope / sd[k, support], d)]
+            else:
+                theta[k] = self._screened(second, lam, X[k], Nr[k], target, noise)
+        if self.pooled:  # play the estimate whose released out-of-sample loss is smaller (ties: dense)
+            self.estimates = {"dense": theta, "sparse": sparse}
+            theta = self.estimates[self.estimator or ("sparse" if acc["selection"] < 0.0 else "dense")]
         self.theta = theta
         self._centre = X / Nr[:, None]
         self._slope_var = sd**2
@@ -358,6 +411,29 @@ class PrivateAgent(GaussianBatchedAgent):
         tau2 = max(float(np.mean((intercept - centre) ** 2 - variance)), 0.0)
         return centre + (intercept - centre) * tau2 / (tau2 + variance)
 
+    def _screened(self, second: np.ndarray, lam: float, X: np.ndarray, Nr: float, target: np.ndarray,
+                  noise: np.ndarray) -> np.ndarray:
+        """Slope on a diagonal ``second`` of the coordinates kept by the screen: Benjamini-Hochberg on
+        ``target`` over its noise, then re-tested on the joint slope (zero elsewhere)."""
+        slope = np.zeros(self.dim)
+        centred = np.maximum(second - X**2 / Nr, 0.0) + lam
+        support = np.flatnonzero(self._discoveries(target / np.sqrt(noise)))
+        if support.size:  # keep the screened coordinates whose joint slope stands above the noise
+            first = self._solve_diagonal(second, lam, X, Nr, target, support)
+            support = support[self._discoveries(first * centred[support] / np.sqrt(noise[support]), self.dim)]
+        if support.size:
+            slope[support] = self._solve_diagonal(second, lam, X, Nr, target, support)
+        return slope
+
+    @staticmethod
+    def _solve_diagonal(second: np.ndarray, lam: float, X: np.ndarray, Nr: float, target: np.ndarray,
+                        support: np.ndarray) -> np.ndarray:
+        """``(diag(S) + lam I - X X^T / Nr)^{-1} target`` on ``support`` (Sherman-Morrison, floored)."""
+        x, t = X[support], target[support]
+        diag = np.maximum(second[support], 0.0) + lam
+        a, b = t / diag, x / diag
+        return a + b * (x @ a) / max(Nr - x @ b, DENOMINATOR_FLOOR * Nr)
+
     def _solve(
         self,
         second: np.ndarray,
@@ -369,13 +445,9 @@ class PrivateAgent(GaussianBatchedAgent):
     ) -> np.ndarray:
         """``(S + lam I - X X^T / Nr)^{-1} target`` on ``support``; eigenvalues floored at ``lam``."""
         x, t = X[support], target[support]
-        if self.full_gram:
-            matrix = second[np.ix_(support, support)] - np.outer(x, x) / Nr
-            values, vectors = np.linalg.eigh(matrix)
-            return vectors @ ((vectors.T @ t) / (np.maximum(values, 0.0) + lam))
-        diag = np.maximum(second[support], 0.0) + lam
-        a, b = t / diag, x / diag
-        return a + b * (x @ a) / max(Nr - x @ b, DENOMINATOR_FLOOR * Nr)
+        matrix = second[np.ix_(support, support)] - np.outer(x, x) / Nr
+        values, vectors = np.linalg.eigh(matrix)
+        return vectors @ ((vectors.T @ t) / (np.maximum(values, 0.0) + lam))
 
     # -- play ------------------------------------------------------------------------------------
     def scores(self, observations: np.ndarray) -> np.ndarray:

@@ -31,12 +31,15 @@ def stated(agent, C: float, B: float) -> dict[str, float]:
         out[agent.second_moments] = math.sqrt(2) * C**2
     if switch:
         out["counts"] = math.sqrt(2)
+    if agent.pooled:  # a round's loss difference of the two estimates lies in [-4 B^2, 4 B^2]
+        out["selection"] = 8 * B**2
     return out
 
 
 CONFIGS = [  # (class, env id, env options, agent options): every release layout
-    (PrivateAgent, "dpbandit/HDBSection54-v0", {}, {}),  # pooled diagonal, no intercept
-    (PrivateAgent, "dpbandit/LinearBandit-v0", {"dim": 4, "n_arms": 3}, {}),  # per-arm Grams
+    (PrivateAgent, "dpbandit/HDBSection54-v0", {}, {}),  # the pooled Gram (the rule's choice), no intercept
+    (PrivateAgent, "dpbandit/HDBSection54-v0", {}, {"second_moments": "diag"}),  # pooled diagonal
+    (PrivateAgent, "dpbandit/LinearBandit-v0", {"dim": 4, "n_arms": 3}, {"second_moments": "gram"}),
     (PrivateAgent, "dpbandit/LogisticBandit-v0", {},
      {"reward_range": (0.0, 1.0), "second_moments": "none", "intercept": True}),
     (PrivateAgentPerArm, "dpbandit/PerArmLinearBandit-v0", {}, {"reward_range": (-2.0, 2.0)}),
@@ -46,7 +49,8 @@ CONFIGS = [  # (class, env id, env options, agent options): every release layout
 @pytest.mark.parametrize(("cls", "env_id", "env", "options"), CONFIGS)
 def test_drawn_noise_matches_an_independent_calibration(cls, env_id, env, options) -> None:
     """The noise added to every block has std z Delta_b / sqrt(share_b), with z from dp-accounting for (1,
-    the default delta) and Delta_b from the clips (so a halved sensitivity or multiplier fails, as would a doubled one); the
+    the default delta) and Delta_b from the clips (so a halved sensitivity or multiplier fails, as would a
+    doubled one); the
     epsilon recomputed from the drawn noise is the target."""
     T = 4_000
     block = rounds(env_id, T, **env)
@@ -77,6 +81,8 @@ def test_drawn_noise_matches_an_independent_calibration(cls, env_id, env, option
 
 @pytest.mark.parametrize(("cls", "options"), [
     (PrivateAgent, {}),
+    (PrivateAgent, {"reward_range": (-1.0, 1.0), "second_moments": "pooled", "intercept": True}),
+    (PrivateAgentPerArm, {"second_moments": "pooled"}),
     (PrivateAgent, {"reward_range": (-1.0, 1.0), "second_moments": "gram", "intercept": True}),
     (PrivateAgent, {"reward_range": (-1.0, 1.0), "second_moments": "diag", "intercept": True}),
     (PrivateAgentPerArm, {"second_moments": "gram"}),
@@ -91,6 +97,9 @@ def test_sensitivities_hold_and_are_attained(cls, options) -> None:
     agent.clipping.context_clip, agent.clipping.reward_clip = C, B
     c = agent.clipping.reward_center
     expected = stated(agent, C, B)
+    if agent.pooled:  # estimates that disagree along e_0, as earlier releases may make them
+        agent.estimates = {"dense": np.outer(np.ones(agent.n_models), np.eye(d)[0]) * 10.0,
+                           "sparse": np.outer(np.ones(agent.n_models), np.eye(d)[0]) * -10.0}
     rng = np.random.default_rng(1)
     rows = rng.normal(size=(12, d))
     models = rng.integers(agent.n_models, size=12)
@@ -182,7 +191,7 @@ def test_learns_at_epsilon_one_with_its_defaults() -> None:
     assert final["private"] < 0.5 * final["random"]
     bounded = functools.partial(PrivateAgent, reward_range=(0.0, 1.0))
     agents = {"private": bounded, "off": functools.partial(bounded, noise=False), "random": RandomAgent}
-    # T = 10^4: at the default delta min(1e-5, 1/(10T)) it plays like random at T = 5,000 (1.02x; 0.85x at 10^4)
+    # T = 10^4: at the default delta min(1e-5, 1/(10T)) Bernoulli rewards need about 10^4 users to learn from
     df = run("dpbandit/LogisticBandit-v0", agents, n_seeds=2, horizon=10_000, progress=False)
     final = df[df.step == 10_000].groupby("agent")["cumulative_regret"].mean()
     assert final["private"] < 0.9 * final["random"]
@@ -192,11 +201,16 @@ def test_learns_at_epsilon_one_with_its_defaults() -> None:
 def test_second_moment_rule_and_registry() -> None:
     rng = np.random.default_rng(0)
     delta = 1 / 4_000  # one calibration for the whole test
-    assert PrivateAgent(5, 20, rng=rng, horizon=20_000, delta=delta).second_moments == "gram"
-    assert PrivateAgent(2, 50, rng=rng, horizon=10_000, delta=delta).second_moments == "diag"
+    assert PrivateAgent(5, 20, rng=rng, horizon=20_000, delta=delta).second_moments == "pooled"
+    assert PrivateAgent(10, 64, rng=rng, horizon=10_000, delta=delta).second_moments == "pooled"
+    assert PrivateAgent(3, 100, rng=rng, horizon=1_000, delta=delta).second_moments == "none"  # T too short
+    assert PrivateAgent(10, 3_000, rng=rng, horizon=100_000, delta=delta).second_moments == "diag"  # memory
     assert PrivateAgent(10, 5_000, rng=rng, horizon=100_000, delta=delta).second_moments == "none"
     assert PrivateAgent(10, 5_000, rng=rng, horizon=100_000, noise=False).second_moments == "diag"  # memory
     assert PrivateAgent(2, 50, rng=rng, horizon=10_000, noise=False).second_moments == "gram"
+    assert PrivateAgent(2, 50, rng=rng, horizon=10_000, noise=False).with_intercept
+    assert (PrivateAgent(2, 50, rng=rng, horizon=10_000, delta=delta).schedule.first,
+            PrivateAgent(2, 50, rng=rng, horizon=10_000, delta=delta).schedule.ratio) == (64, 1.5)
     assert agent_class("private") is PrivateAgent and agent_class("private-perarm") is PrivateAgentPerArm
     agent = PrivateAgent(3, 4, rng=rng, horizon=100, reward_range=(0, 1))
     assert not agent.with_intercept and "sums" not in agent.release.shares
@@ -216,3 +230,23 @@ def test_second_moment_rule_and_registry() -> None:
 def test_bad_inputs_are_named(options, match) -> None:
     with pytest.raises(ValueError, match=match):
         PrivateAgent(3, 4, rng=np.random.default_rng(0), horizon=100, **options)
+
+
+def test_the_pooled_layout_plays_the_estimate_with_the_smaller_released_loss() -> None:
+    """The released loss difference (screened less dense, later batches weighted most) picks the estimate
+    played; ``estimator=`` overrides it; both estimates differ on a sparse problem."""
+    T = 2_000
+    block = rounds("dpbandit/HDBSection54-v0", T)
+    K, d = block.rewards.shape[1], block.observations.shape[-1]
+    agent = PrivateAgent(K, d, rng=np.random.default_rng(0), horizon=T, second_moments="pooled", noise=False)
+    agent.play_block(block.observations, block.rewards)
+    dense, sparse = agent.estimates["dense"], agent.estimates["sparse"]
+    assert not np.allclose(dense, sparse) and np.count_nonzero(sparse) < np.count_nonzero(dense)
+    for loss_difference, chosen in ((-1.0, "sparse"), (1.0, "dense"), (0.0, "dense")):
+        agent._acc["selection"] = loss_difference
+        agent._estimate()
+        assert agent.theta is agent.estimates[chosen]
+    agent.estimator = "sparse"
+    agent._acc["selection"] = 1.0
+    agent._estimate()
+    assert agent.theta is agent.estimates["sparse"]
