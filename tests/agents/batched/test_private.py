@@ -31,7 +31,7 @@ def stated(agent, C: float, B: float) -> dict[str, float]:
         out[agent.second_moments] = math.sqrt(2) * C**2
     if switch:
         out["counts"] = math.sqrt(2)
-    if agent.pooled:  # a round's loss difference of the two estimates lies in [-4 B^2, 4 B^2]
+    if agent.selecting:  # a round's loss difference of the two estimates lies in [-4 B^2, 4 B^2]
         out["selection"] = 8 * B**2
     return out
 
