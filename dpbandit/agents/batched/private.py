@@ -234,7 +234,7 @@ class PrivateAgent(GaussianBatchedAgent):
         self._sums += onehot @ rows
         self._rewards += onehot @ rewards
         self._squares += onehot @ rewards**2
-        if self.selecting:  # the screened estimate's loss less the dense one's, predictions clipped to [-B, B]
+        if self.selecting:  # screened loss less dense loss, predictions clipped to [-B, B]
             B = self.clipping.reward_clip
             sparse, dense = (np.clip(np.einsum("md,md->m", rows, self.estimates[name][models]), -B, B)
                              for name in ("sparse", "dense"))
