@@ -19,13 +19,10 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_ENV = "dpbandit/HDBSection54-v0"
-#: The agents of the default job: a batched private agent that learns at epsilon = 1 (docs/batched_agents.md),
-#: the faithful DP-HDB, LinUCB (not private) and random (:data:`DEFAULT_NOTE` says what to look at).
-DEFAULT_AGENTS = "batched-screening,dphdb,linucb,random"
-#: delta of the default job's private agents when ``--delta`` is not given: 1/T, the value its published
-#: numbers (README, :data:`DEFAULT_NOTE`) were made with; the batched agents' own default is now smaller
-#: (docs/privacy.md, "Choosing delta"), DP-HDB's is 1/T already.
-DEFAULT_DELTA = "1/T"
+#: The agents of the default job: the recommended private agent (docs/batched_agents.md), the faithful DP-HDB,
+#: LinUCB (not private) and random (:data:`DEFAULT_NOTE` says what to look at); each private agent at its own
+#: default delta (``min(1e-5, 1/(10T))`` for ``private``, the paper's 1/T for DP-HDB; docs/privacy.md).
+DEFAULT_AGENTS = "private,dphdb,linucb,random"
 DEFAULT_HORIZON = 10_000
 DEFAULT_SEEDS = 8
 #: Worker processes [Fill]: starting one costs 3-5 s (imports, loading the compiled kernels), more than
@@ -167,9 +164,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
     specs = _agent_specs(args)
     env_kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
     horizon = _horizon(args, env_kwargs)
-    users = horizon if horizon is not None else env_kwargs.get("horizon")
-    if args.delta is None and specs == split_agent_list(DEFAULT_AGENTS) and users is not None:  # DEFAULT_DELTA
-        common["delta"] = 1.0 / users
     agents = dict(parse_agent(spec, common) for spec in specs)
     if len(agents) < len(specs):
         raise ValueError(f"Expected distinct agents, got repeated specs in {specs}.")
@@ -326,7 +320,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         help="delta of the private agents (default: each agent's own, 1/T for DP-HDB and DP-UCB, "
-        "min(1e-5, 1/(10T)) for the batched agents; 1/T in the default job)",
+        "min(1e-5, 1/(10T)) for the batched agents and private)",
     )
     p.add_argument(
         "--env-kwarg", action="append", default=[], metavar="KEY=VALUE", help="env option (repeatable)"

@@ -57,6 +57,8 @@ from dpbandit.sweep.runner import default_store_dir, execute  # noqa: E402
 from dpbandit.sweep.store import Store  # noqa: E402
 
 RECOMMENDED = "private"
+#: Label of ``private`` with ``noise=False`` (the same algorithm without noise; issue 23 item 3).
+NOISE_OFF = "private-noise-off"
 
 
 @dataclass(frozen=True)
@@ -76,26 +78,29 @@ class Setting:
     everyone: bool = True
     #: Agents left out of this setting, with the reason (said in the page).
     skip: tuple[tuple[str, str], ...] = ()
+    #: Whether ``private`` also runs with ``noise=False`` here (issue 23 item 3: no worse a learner).
+    noise_off: bool = False
 
 
 #: Why an agent is left out of a setting (the learning suite reports it beside the table).
 SLOW_DPUCB = "DP-UCB plays block features e_a kron x (d K columns): about an hour per run here"
 NO_LINUCB = "disjoint LinUCB keeps K d x d matrices: 2 GB and d^2 work per round at d = 5000"
 SETTINGS = [
-    Setting("S1", "dpbandit/HDBSection54-v0", 10_000, target="ratio <= 0.18"),
+    Setting("S1", "dpbandit/HDBSection54-v0", 10_000, target="ratio <= 0.18", noise_off=True),
     Setting("S2", "dpbandit/GLMBandit-v0", 10_000, env={**fliphat_env(400), "n_arms": 8}, delta=0.01,
             target="ratio <= 0.20", per_arm=True),
     Setting("S3", "dpbandit/HDBSection54-v0", 50_000,
             env={"dim": 300, "n_arms": 4, "sparsity": 8, "link": "logistic", "noise": "native"},
             target="ratio <= 0.35", everyone=False),
-    Setting("S4", "dpbandit/LinearBandit-v0", 20_000, env={"dim": 20, "n_arms": 5}, target="ratio <= 0.15"),
+    Setting("S4", "dpbandit/LinearBandit-v0", 20_000, env={"dim": 20, "n_arms": 5}, target="ratio <= 0.15",
+            noise_off=True),
     Setting("S5", "dpbandit/HDBSection54-v0", 100_000, seeds=5, env={"dim": 5000, "n_arms": 10},
             target="ratio <= 0.40, time per round <= 3x random's, peak memory <= 2 GB", everyone=False,
             skip=(("linucb", NO_LINUCB),)),
     Setting("S6a", "dpbandit/Digits-v0", 10_000, target="accuracy >= 0.60", classification=True,
             skip=(("dpucb", SLOW_DPUCB),)),
     Setting("S6b", "dpbandit/Digits-v0", 100_000, target="accuracy >= 0.85", classification=True,
-            everyone=False),
+            everyone=False, noise_off=True),
 ]
 
 
@@ -223,22 +228,20 @@ from dpbandit.agents.specs import agent_factory
 from dpbandit.harness import seeding
 from dpbandit.harness.run import run_one
 spec, options, env_id, env_kwargs, horizon, root = json.loads(sys.argv[1])
-name, factory = agent_factory(spec, options)
+budget = {key: options.pop(key) for key in ("epsilon", "delta") if key in options}
+name, factory = agent_factory(spec, options, budget)
 run_one(env_id, spec, factory, seeding.seed_sequence(root, 0), horizon=horizon, env_kwargs=env_kwargs, n_points=2)
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 """
 
 
-def peak_memory_mb(agent: str, setting: Setting, args) -> float:
-    """Peak resident set size (MB) of a fresh process playing one run (seed 0) of ``agent`` on ``setting``."""
-    options = (
-        {"epsilon": 1.0, **({"delta": setting.delta} if setting.delta else {})}
-        if is_private(agent)
-        else {}
-    )
+def peak_memory_mb(entry: dict, setting: Setting, args) -> float:
+    """Peak resident set size (MB) of a fresh process playing one run (seed 0) of a sweep ``entry`` (agent,
+    label and options, as the setting's sweep runs it) on ``setting``."""
+    options = {k: v for k, v in entry.items() if k not in ("agent", "label")}
     payload = json.dumps(
         [
-            agent,
+            entry["agent"],
             options,
             setting.env_id,
             setting.env,
@@ -248,6 +251,24 @@ def peak_memory_mb(agent: str, setting: Setting, args) -> float:
     )
     done = subprocess.run([sys.executable, "-c", MEMORY_PROBE, payload], capture_output=True, text=True)
     return float(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else math.nan
+
+
+def noise_off_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Per setting with a noise-off run: its ratio and LinUCB's, their quotient, and accuracies if any."""
+    rows = []
+    for setting, part in table.groupby("setting", sort=False):
+        agents = part.set_index("agent")
+        if NOISE_OFF not in agents.index or "linucb" not in agents.index:
+            continue
+        off, lin = agents.loc[NOISE_OFF], agents.loc["linucb"]
+        row = {"setting": setting, "noise_off_ratio": off["ratio_to_random"],
+               "linucb_ratio": lin["ratio_to_random"],
+               "regret_vs_linucb": off["ratio_to_random"] / lin["ratio_to_random"]}
+        if "accuracy" in agents.columns and not math.isnan(off.get("accuracy", math.nan)):
+            row.update(noise_off_accuracy=off["accuracy"], linucb_accuracy=lin["accuracy"],
+                       accuracy_gap=lin["accuracy"] - off["accuracy"])
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def plot(table: pd.DataFrame, path: Path) -> None:
@@ -309,6 +330,8 @@ def main() -> None:
         private, refs = agents_for(setting, args.agents, args.all_agents)
         budget = {"epsilon": 1.0, **({"delta": setting.delta} if setting.delta else {})}
         entries = [{"agent": n, "label": n, **budget} for n in private] + [{"agent": n, "label": n} for n in refs]
+        if setting.noise_off and (not args.agents or RECOMMENDED in args.agents):
+            entries.append({"agent": RECOMMENDED, "label": NOISE_OFF, "noise": False})
         rows, failures = run_setting(setting, entries, args)
         refused += [{"setting": setting.name, "cell": k, "message": v} for k, v in failures.items()]
         refused += [{"setting": setting.name, "cell": name, "message": f"left out: {why}"}
@@ -318,7 +341,8 @@ def main() -> None:
         table = summarise(setting, rows)
         table.insert(1, "target", setting.target)
         if args.memory:
-            table["peak_memory_mb"] = [peak_memory_mb(a, setting, args) for a in table["agent"]]
+            by_label = {entry["label"]: entry for entry in entries}
+            table["peak_memory_mb"] = [peak_memory_mb(by_label[a], setting, args) for a in table["agent"]]
         tables.append(table)
     table = pd.concat(tables, ignore_index=True)
     RESULTS.mkdir(exist_ok=True)
@@ -343,6 +367,12 @@ def main() -> None:
         mine = table[table["agent"].isin([RECOMMENDED, f"{RECOMMENDED}-perarm"])]
         if len(mine):
             fh.write(f"## `{RECOMMENDED}` against its targets\n\n" + markdown(mine) + "\n\n")
+        off = noise_off_table(table)
+        if len(off):
+            fh.write(
+                "## Noise off: no worse a learner\n\n`private` with `noise=False` (the same algorithm, nothing "
+                "released with noise) against LinUCB on the same seeds; targets: regret within 2x of LinUCB's "
+                "on S1 and S4, accuracy within 0.05 of LinUCB's on S6b.\n\n" + markdown(off) + "\n\n")
         if refused:
             fh.write("## Refused or failed cells\n\n" + markdown(pd.DataFrame(refused).replace(r"\|", r"\\|", regex=True)) + "\n\n")
         fh.write("## Every agent\n\n" + markdown(table) + "\n")

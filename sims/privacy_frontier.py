@@ -51,6 +51,8 @@ AGENTS = [
     {"agent": "batched-peeling", "label": "BatchedPeeling"},
     {"agent": "batched-screening", "label": "BatchedScreening"},
 ]
+#: Agents added after the frontier's first run, each in its own sweep (adding one never re-runs the others).
+ADDED = [{"agent": "private", "label": "private (recommended)"}]
 REFERENCES = [{"agent": "linucb", "label": "LinUCB (not private)"}, {"agent": "random", "label": "random"}]
 
 
@@ -119,22 +121,35 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--root-seed", type=int, default=2022)
     parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
+    parser.add_argument("--added-only", action="store_true",
+                        help="run only the ADDED agents' sweeps; take the other agents' rows from the existing CSV")
     args = parser.parse_args()
     horizons, seeds, grid = ((2_000,), 2, (1.0, 100.0)) if args.quick else (HORIZONS, args.seeds, EPSILONS)
     stem = "privacy_frontier_quick" if args.quick else "privacy_frontier"
     common = {"root_seed": args.root_seed, "seeds": seeds, "n_points": 4}
     # delta = 1/T explicitly (the batched agents' own default is now smaller, docs/privacy.md "Choosing
     # delta"; DP-HDB's and DP-UCB's is 1/T already): the committed results were made at 1/T
-    private, store = sweep({"name": stem, **common, "grid": {
-        "agent": AGENTS, "epsilon": list(grid), "env_id": ENV_ID},
-        "zip": [{"horizon": list(horizons), "delta": [1.0 / T for T in horizons]}]}, args.store)
+    budget = {"zip": [{"horizon": list(horizons), "delta": [1.0 / T for T in horizons]}]}
+    frames, stores = [], []
+    for name, agents in ([] if args.added_only else [(stem, AGENTS)]) + [
+            (f"{stem}_{entry['agent']}", [entry]) for entry in ADDED]:
+        frame, store = sweep({"name": name, **common, "grid": {
+            "agent": agents, "epsilon": list(grid), "env_id": ENV_ID}, **budget}, args.store)
+        frames.append(frame)
+        stores.append(shown(store))
     refs, refs_store = sweep({"name": f"{stem}_refs", **common, "grid": {
         "agent": REFERENCES, "env_id": ENV_ID, "horizon": list(horizons)}}, args.store)
-    table = paired_ratios(private, refs)
+    table = paired_ratios(pd.concat(frames, ignore_index=True), refs)
+    if args.added_only:  # the other agents' rows as the full run wrote them (same root seed, same references)
+        path = RESULTS / f"{stem}.csv"
+        made_by = path.read_text().splitlines()[0].removeprefix("# produced by: ")
+        earlier = pd.read_csv(path, comment="#")
+        table = pd.concat([earlier[~earlier["agent"].isin(table["agent"])], table], ignore_index=True)
+        stores.insert(0, f"the other agents' rows as made by `{made_by}`")
     frontier = eps_50(table)
     RESULTS.mkdir(exist_ok=True)
     command = command_line()
-    where = f"root seed {args.root_seed}; sweep stores {shown(store)}, {shown(refs_store)}"
+    where = f"root seed {args.root_seed}; sweep stores {', '.join(stores)}, {shown(refs_store)}"
     write_csv(table, RESULTS / f"{stem}.csv", f"produced by: {command} ({where})")
     plot(table, refs, RESULTS / f"{stem}.png", seeds)
     cols = ["agent", "horizon", "requested_epsilon", "epsilon", "final_regret_mean", "ratio_to_random",

@@ -172,10 +172,14 @@ def test_env_kwarg_horizon_is_honoured_or_refused_naming_it(tmp_path, capsys):
         assert exc.value.code == 2 and message in capsys.readouterr().err
 
 
-def test_default_agents_without_horizon_flag_take_delta_one_over_t(tmp_path):
-    """The default job with the horizon from --env-kwarg (no --horizon): its private agents get delta = 1/T,
-    as the committed default job does (a None horizon once crashed this path)."""
+def test_default_agents_without_horizon_flag_take_their_own_delta(tmp_path):
+    """The default job with the horizon from --env-kwarg (no --horizon): each private agent gets its own default
+    delta from that horizon, min(1e-5, 1/(10T)) for ``private`` and the paper's 1/T for DP-HDB (a None horizon
+    once crashed this path)."""
+    from dpbandit.privacy.budget import default_delta
+
     assert main(["--env-kwarg", "horizon=200", "--seeds", "1", "--out", str(tmp_path), "--no-progress"]) == 0
     df = pd.read_parquet(tmp_path / "results.parquet")
-    private = df[df["claimed_epsilon"].notna()]
-    assert df["step"].max() == 200 and len(private) and (private["delta"] == 1 / 200).all()
+    assert df["step"].max() == 200
+    deltas = df[df["claimed_epsilon"].notna()].groupby("agent")["delta"].unique()
+    assert list(deltas["private"]) == [default_delta(200)] and list(deltas["dphdb"]) == [1 / 200]

@@ -31,7 +31,7 @@ def stated(agent, C: float, B: float) -> dict[str, float]:
         out[agent.second_moments] = math.sqrt(2) * C**2
     if switch:
         out["counts"] = math.sqrt(2)
-    if agent.pooled:  # a round's loss difference of the two estimates lies in [-4 B^2, 4 B^2]
+    if agent.selecting:  # a round's loss difference of the two estimates lies in [-4 B^2, 4 B^2]
         out["selection"] = 8 * B**2
     return out
 
@@ -209,8 +209,10 @@ def test_second_moment_rule_and_registry() -> None:
     assert PrivateAgent(10, 5_000, rng=rng, horizon=100_000, noise=False).second_moments == "diag"  # memory
     assert PrivateAgent(2, 50, rng=rng, horizon=10_000, noise=False).second_moments == "gram"
     assert PrivateAgent(2, 50, rng=rng, horizon=10_000, noise=False).with_intercept
-    assert (PrivateAgent(2, 50, rng=rng, horizon=10_000, delta=delta).schedule.first,
-            PrivateAgent(2, 50, rng=rng, horizon=10_000, delta=delta).schedule.ratio) == (64, 1.5)
+    pooled, screened = (PrivateAgent(10, d, rng=rng, horizon=100_000, delta=delta).schedule
+                        for d in (64, 5_000))
+    assert (pooled.first, pooled.ratio, screened.first, screened.ratio) == (64, 1.5, 32, 2.0)
+    assert PrivateAgent(2, 50, rng=rng, horizon=10_000, delta=delta, first_batch=16).schedule.first == 16
     assert agent_class("private") is PrivateAgent and agent_class("private-perarm") is PrivateAgentPerArm
     agent = PrivateAgent(3, 4, rng=rng, horizon=100, reward_range=(0, 1))
     assert not agent.with_intercept and "sums" not in agent.release.shares
