@@ -251,8 +251,10 @@ def _whole_agent_table(df: pd.DataFrame) -> str:
         "noise, hence more runs). FLIPHAT (one peeled coordinate per release: a noisy selection and a "
         "Laplace value) and DP-HDB (16 exponential-mechanism vertex choices per batch, read through their "
         "Frank-Wolfe average) are not Gaussian: their quarter-noise copies are flagged by a Laplace tail "
-        "test and by the vertex choices of an arm that sees the audited user alone; released twice, the "
-        "visible part of each release stays far below the claim.\n"
+        "test and by the vertex choices of an arm that sees the audited user alone. Released twice, "
+        "FLIPHAT's probes see only the second release (each episode refits from its own data; the first "
+        "shows only in the second batch's own greedy arms), and DP-HDB's vertex choices of one release "
+        "reach far below the claim through the Frank-Wolfe average.\n"
     )
 
 
