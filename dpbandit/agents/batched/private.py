@@ -26,8 +26,8 @@ allows: noise-dominated directions shrunk, not amplified). Screened estimate: on
 kept by Benjamini-Hochberg at level ``fdr`` on ``|G_j - X_j R / N'|`` over its noise (released noise plus the
 sampling noise ``var(r) S_jj``), then re-tested on the joint slope. The pooled layout plays the dense estimate
 unless the released loss difference, discounted by ``SELECTION_DECAY`` per batch, is below
-``-SELECTION_MARGIN`` of its noise std (``estimator=`` fixes the choice and drops the block); the diagonal layouts play the screened
-one. With ``intercept=True`` (the default with noise off only) least squares on ``(1, x)``: the slope solves
+``-SELECTION_MARGIN`` of its noise std (``estimator=`` fixes the choice and drops the block); the diagonal
+layouts play the screened one. With ``intercept=True`` (the default with noise off only) least squares on ``(1, x)``: the slope solves
 ``(S + lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the intercept; ``N' = N + 2 s_N +
 1`` round, ``s_N`` the count noise; Sherman-Morrison on a diagonal ``S``), with the ``sums`` block and the
 intercepts shrunk towards their common mean by an empirical-Bayes factor; otherwise a line through the origin
@@ -61,8 +61,8 @@ model): the old arm's block loses ``f(x, b)`` and the new arm's gains ``f(x', b'
   C^2``;
 * ``counts`` ``sqrt 2``, clipping counts 1 (:mod:`~dpbandit.agents.batched.gaussian`).
 
-Every quantity carried from batch to batch (weights, sums, the discounted loss difference, clips, centres, both
-estimates) is a function of the releases and public inputs (batch sizes, clips, the declared range) only.
+Every quantity carried from batch to batch (weights, sums, the discounted loss difference, clips, centres,
+both estimates) is a function of the releases and public inputs (batch sizes, clips, the declared range) only.
 """
 
 from __future__ import annotations
