@@ -27,14 +27,14 @@ kept by Benjamini-Hochberg at level ``fdr`` on ``|G_j - X_j R / N'|`` over its n
 sampling noise ``var(r) S_jj``), then re-tested on the joint slope. The pooled layout plays the dense estimate
 unless the released loss difference, discounted by ``SELECTION_DECAY`` per batch, is below
 ``-SELECTION_MARGIN`` of its noise std (``estimator=`` fixes the choice and drops the block); the diagonal
-layouts play the screened one. With ``intercept=True`` (the default with noise off only) least squares on ``(1, x)``: the slope solves
-``(S + lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the intercept; ``N' = N + 2 s_N +
-1`` round, ``s_N`` the count noise; Sherman-Morrison on a diagonal ``S``), with the ``sums`` block and the
-intercepts shrunk towards their common mean by an empirical-Bayes factor; otherwise a line through the origin
-per model, fitted to rewards centred at the declared midpoint or the model's released mean (the ``sums``
-budget goes to ``moments``). Play is greedy on ``intercept_k + x^T theta_k``; ``exploration > 0`` perturbs
-each score by that many of its standard errors (Thompson sampling with a diagonal posterior; it depends on the
-user's own context, public releases and the agent's randomness only).
+layouts play the screened one. With ``intercept=True`` (the default with noise off only) least squares on
+``(1, x)``: the slope solves ``(S + lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the
+intercept; ``N' = N + 2 s_N + 1`` round, ``s_N`` the count noise; Sherman-Morrison on a diagonal ``S``), with
+the ``sums`` block and the intercepts shrunk towards their common mean by an empirical-Bayes factor; otherwise
+a line through the origin per model, fitted to rewards centred at the declared midpoint or the model's
+released mean (the ``sums`` budget goes to ``moments``). Play is greedy on ``intercept_k + x^T theta_k``;
+``exploration > 0`` perturbs each score by that many of its standard errors (Thompson sampling with a diagonal
+posterior; it depends on the user's own context, public releases and the agent's randomness only).
 
 Reward centre and clip: with a declared ``reward_range = (low, high)`` (contract C2) ``c_k`` stays its
 midpoint and ``B`` its half-width (nothing is clipped; rewards outside the range are refused); otherwise
