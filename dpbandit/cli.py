@@ -51,7 +51,7 @@ EXAMPLES = """examples (times on 2 cores):
   dpbandit --horizon 2000 --seeds 4        # run options work without the word `run` (5-10 s)
   dpbandit run --agents linucb,greedy,random --env dpbandit/LinearBandit-v0 --horizon 5000   # about 10 s
   dpbandit run --agents batched-screening,dphdb,random --agent linucb:alpha=0.5,regularization=2 --epsilon 0.5
-  dpbandit run --env dpbandit/Digits-v0 --agents batched-screening:max_rounds_per_user=5,linucb,random
+  dpbandit run --env dpbandit/Digits-v0 --agents private:max_rounds_per_user=5,linucb,random
   dpbandit run --env mymodule:MyBandit --agents linucb,random   # your own Gymnasium environment
   dpbandit sweep examples/sweep_small.toml # a resumable grid, about a minute (docs/sweeps.md)
 """
