@@ -10,25 +10,29 @@ B)`` (``c_k`` the public centre of model ``k``), each batch releases:
 * per model ``k`` (arm ``k`` in the disjoint model; one model on the chosen arm's row in the per-arm model):
   ``moments`` ``sum x b``, ``rewards`` ``sum b``, ``squares`` ``sum b^2``, and with an intercept ``sums``
   ``sum x``; ``counts`` (disjoint model) and the two clipping counts;
-* second moments chosen by a public rule (:meth:`PrivateAgent._second_moments`: the noise expected below the
-  signal at ``T``, ``K``, ``d``, epsilon, delta): per-model Grams ``gram`` (upper triangles; small ``d``), the
-  pooled diagonal ``diag`` ``sum x * x`` over every played row, or ``none`` (the isotropic scale ``C^2 / d``).
+* second moments chosen by a public rule (:meth:`PrivateAgent._second_moments`): one ``pooled`` Gram ``sum x
+  x^T`` over every played row (upper triangle; ``d <= 2048``), the pooled diagonal ``diag`` ``sum x * x``, or
+  ``none`` (the isotropic scale ``C^2 / d``); per-model Grams ``gram`` with noise off or by hand;
+* with the pooled Gram, ``selection``: the screened estimate's squared loss less the dense one's on the
+  batch's own rounds, predictions from earlier releases clipped to ``[-B, B]``.
 
 Estimate [Fill]: releases are summed over batches with weights ``w_l = n_l / (sigma_l^2 + n_l (C_l B_l)^2 /
 d)`` (``sigma_l`` the ``moments`` noise std: inverse variance of a batch's mean when noise dominates), each
-batch's sums un-centred by its public ``c_k``. Per model, least squares on ``(1, x)``: the slope solves ``(S +
-lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the intercept; ``N' = N + 2 s_N + 1``
-round, ``s_N`` the count noise), ``lambda`` = the noise norm of the summed Grams (semicircle ``2 s_G
-sqrt(d)``, as :mod:`~dpbandit.agents.batched.ridge`) plus ridge 1 in units of ``C^2``; with a diagonal ``S``
-(floored at twice its noise) the rank-one term is handled by Sherman-Morrison. With Grams every coordinate is
-used (dense, small ``d``); otherwise coordinates are screened by Benjamini-Hochberg at level ``fdr`` on ``|G_j
-- X_j R / N'|`` over its noise (released noise plus the sampling noise ``var(r) S_jj``), then re-tested on the
-joint slope. The default model is a line through the origin per model, fitted to rewards centred at the
-declared midpoint or at the model's released mean (no ``sums`` block; its budget goes to ``moments``);
-``intercept=True`` fits least squares on ``(1, x)`` with the ``sums`` block, the intercepts shrunk towards
-their common mean by an empirical-Bayes factor (a noisy intercept of a little-played arm would otherwise
-decide greedy play for every user). At epsilon = 1 the intercept cost more than it gained on every setting
-measured (docs/batched_agents.md), so it is opt-in. Play is greedy on ``intercept_k + x^T theta_k``;
+batch's sums un-centred by its public ``c_k``. Model ``k``'s Gram ``S_k`` is its own (``gram``) or its share
+``N_k / N`` of the pooled one. Dense estimate: ridge ``(S_k + lambda_k I)^{-1} G_k`` on every coordinate,
+``lambda_k`` = the Gram noise's spectral norm (semicircle ``2 s_G sqrt(d)``, scaled like ``S_k``) + one round
+(``C^2``) + ``sqrt(d) s_G' C / B`` (the moments' noise norm over the largest slope a score bounded by ``B``
+allows: noise-dominated directions shrunk, not amplified). Screened estimate: on the diagonal, coordinates
+kept by Benjamini-Hochberg at level ``fdr`` on ``|G_j - X_j R / N'|`` over its noise (released noise plus the
+sampling noise ``var(r) S_jj``), then re-tested on the joint slope. The pooled layout plays the dense estimate
+unless the released loss difference, discounted by ``SELECTION_DECAY`` per batch, is below
+``-SELECTION_MARGIN`` of its noise std (``estimator=`` fixes the choice and drops the block); the diagonal
+layouts play the screened one. With ``intercept=True`` (the default with noise off only) least squares on
+``(1, x)``: the slope solves ``(S + lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the
+intercept; ``N' = N + 2 s_N + 1`` round, ``s_N`` the count noise; Sherman-Morrison on a diagonal ``S``), with
+the ``sums`` block and the intercepts shrunk towards their common mean by an empirical-Bayes factor; otherwise
+a line through the origin per model, fitted to rewards centred at the declared midpoint or the model's
+released mean (the ``sums`` budget goes to ``moments``). Play is greedy on ``intercept_k + x^T theta_k``;
 ``exploration > 0`` perturbs each score by that many of its standard errors (Thompson sampling with a diagonal
 posterior; it depends on the user's own context, public releases and the agent's randomness only).
 
@@ -49,13 +53,16 @@ model): the old arm's block loses ``f(x, b)`` and the new arm's gains ``f(x', b'
   (``B^2`` in the per-arm model, which has one model);
 * ``gram`` (per model): same ``||x x^T - x' x'^T||_F^2 = ||x||^4 + ||x'||^4 - 2 (x.x')^2 <= 2 C^4``, and an
   upper triangle is no larger; switch ``sqrt(||x||^4 + ||x'||^4)``: ``sqrt(2) C^2``;
+* ``pooled`` (one row changes whatever the arm): ``||x x^T - x' x'^T||_F <= sqrt(2) C^2`` as for ``gram``;
+* ``selection`` (one number): a round's ``(b - p_s)^2 - (b - p_d)^2`` lies in ``[-4 B^2, 4 B^2]`` (``b`` and
+  both clipped predictions in ``[-B, B]``; the predictions are functions of earlier releases): ``8 B^2``;
 * ``diag`` (pooled; one row changes whatever the arm): ``x * x`` and ``x' * x'`` are non-negative with ``||x *
   x||_2 <= ||x||_2^2 <= C^2``, so ``||x * x - x' * x'||^2 <= ||x * x||^2 + ||x' * x'||^2 <= 2 C^4``: ``sqrt(2)
   C^2``;
 * ``counts`` ``sqrt 2``, clipping counts 1 (:mod:`~dpbandit.agents.batched.gaussian`).
 
-Every quantity carried from batch to batch (weights, sums, clips, centres, the estimate) is a function of the
-releases and public inputs (batch sizes, clips, the declared range) only.
+Every quantity carried from batch to batch (weights, sums, the discounted loss difference, clips, centres,
+both estimates) is a function of the releases and public inputs (batch sizes, clips, the declared range) only.
 """
 
 from __future__ import annotations
