@@ -27,10 +27,13 @@ clip, or small), so the played arm never changes what is learned and never ties.
   beyond the reward clip (10; for ``private`` the declared half-width, see ``OPTIONS``): whichever arm the
   user plays, the clipped reward goes from ``+B`` to ``-B`` and ``sum x b`` moves by its full sensitivity
   ``2 C B`` along ``e_0``. Neighbour choice per agent: only the ``sum x b`` block (moments / sums / values /
-  gradient) moves; the Gram and count blocks do not move under a reward flip (ridge, private: their shares,
-  0.45 and 0.33 of the budget, are not audited; a context change moving the Gram too was measured to add less
-  than the noise it couples into the estimate along ``e_0``), and the clip counts do not move (both rewards
-  and both contexts are beyond the clips).
+  gradient) moves; the Gram and count blocks do not move under a reward flip (the Gram shares of ridge,
+  0.45 of the budget, and of private are not audited), and the clip counts do not move (both rewards and both
+  contexts are beyond the clips). A context change that moves the Gram too (``x' = C (cos phi, sin phi)``,
+  ``phi`` about 30 degrees at equal shares) would raise ridge's shift by up to ``sqrt(1.56) = 1.25`` for a
+  test reading the moments and the Gram jointly; the estimate reads the Gram only through the ridge solve,
+  where its noise enters the coordinate along ``e_0`` as well, and a first-order calculation gave the ratio
+  statistic about 18% more shift at the cost of that coupled noise: not implemented.
 * **Anchors** ``10 e_0`` with reward 0 (the centre): second moment and count along ``e_0``, nothing in
   ``sum x b``; **reference** rows along ``e_1`` fix the scale the probes compare with; **fillers**
   ``0.01 e_1`` with reward 10 keep half of the rows inside each clip (the adaptive clips do not drift between
