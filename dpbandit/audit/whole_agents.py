@@ -86,7 +86,12 @@ sensitivities) is the part a statistic on the estimates can see; FLIPHAT peels o
 unaudited one; its accountant then calibrates one round of selection and value, what the statistic reads);
 ``private`` gets a declared
 ``reward_range`` (fixed centre and clip, as the harness passes from a bounded environment: its default
-centre, the released mean reward, would move the reference with the warm-up's rewards).
+centre, the released mean reward, would move the reference with the warm-up's rewards) and its ``none``
+layout (``second_moments = "none"``, the layout its public rule picks at large d: no second-moment block, so
+``moments`` holds 0.837 of the budget instead of 0.585 next to the pooled Gram, and a double release of it
+is visible) with the coordinate screen off (``fdr = 0.999``: at d = 2 the screen would often drop the audited
+coordinate, as screening's threshold would); the moments' calibration (PLD multiplier, sensitivity ``2 C B``,
+share) is the shipped code's. The pooled Gram and the estimator's selection block are not audited.
 """
 
 from __future__ import annotations
@@ -166,13 +171,15 @@ _FLIPHAT = Design(main=((10 * E0, (-10, -10), 2),), options={"sparsity": 1})
 _FLIPHAT_DISJOINT = Design(main=((10 * E0, (-10, 10), 2), (-10 * E1, (-10, 10), 29)),
                            warm=(((10 * E0, (10, 0), 20), (10 * E1, (0, -10), 12)),), options={"sparsity": 1})
 
+#: ``private``'s layout for the audit (module docstring): isotropic second moments, screen off.
+_PRIVATE = {"second_moments": "none", "fdr": 0.999}
 #: The stream of each agent (module docstring).
 DESIGNS: dict[str, Design] = {
     "batched-screening": Design(_DISJOINT_MAIN, _DISJOINT_WARM, options={"threshold": 0.0}),
     "batched-ridge": Design(_DISJOINT_MAIN, _DISJOINT_WARM),
     "batched-peeling": Design(_DISJOINT_MAIN, _DISJOINT_WARM,
                               options={"select": 2, "sparsity": 2, "threshold": 0.0, "selection_share": 0.1}),
-    "private": Design(_DISJOINT_MAIN, _DISJOINT_WARM, options={"reward_range": (-10.0, 10.0)}),
+    "private": Design(_DISJOINT_MAIN, _DISJOINT_WARM, options={"reward_range": (-10.0, 10.0), **_PRIVATE}),
     "batched-screening-perarm": Design(_SUMS_MAIN, (_SUMS_MAIN + ((E1, (10, 10), 1),),),
                                        options={"threshold": 0.0}),
     "batched-ridge-perarm": Design(_GRAM_MAIN, (_gram_warm(10.0),) * 4),
@@ -180,7 +187,7 @@ DESIGNS: dict[str, Design] = {
                                      options={"select": 2, "sparsity": 2, "threshold": 0.0,
                                               "selection_share": 0.1}),
     "private-perarm": Design(((10 * E0, (0, 0), _A), (0.01 * E1, (1, 1), _A)), (_gram_warm(1.0),) * 4,
-                             reward=1.0, options={"reward_range": (-1.0, 1.0)}),
+                             reward=1.0, options={"reward_range": (-1.0, 1.0), **_PRIVATE}),
     "fliphat": _FLIPHAT,
     "fliphat-disjoint": _FLIPHAT_DISJOINT,
     "dphdb-batched": _DPHDB,
