@@ -136,7 +136,7 @@ def main() -> None:
         frame, store = sweep({"name": name, **common, "grid": {
             "agent": agents, "epsilon": list(grid), "env_id": ENV_ID}, **budget}, args.store)
         frames.append(frame)
-        stores.append(shown(store))
+        stores.append(str(shown(store)))
     refs, refs_store = sweep({"name": f"{stem}_refs", **common, "grid": {
         "agent": REFERENCES, "env_id": ENV_ID, "horizon": list(horizons)}}, args.store)
     table = paired_ratios(pd.concat(frames, ignore_index=True), refs)
