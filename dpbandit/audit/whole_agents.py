@@ -27,9 +27,10 @@ clip, or small), so the played arm never changes what is learned and never ties.
   beyond the reward clip (10; for ``private`` the declared half-width, see ``OPTIONS``): whichever arm the
   user plays, the clipped reward goes from ``+B`` to ``-B`` and ``sum x b`` moves by its full sensitivity
   ``2 C B`` along ``e_0``. Neighbour choice per agent: only the ``sum x b`` block (moments / sums / values /
-  gradient) moves; the Gram and count blocks do not move under a reward flip (the Gram shares of ridge,
-  0.45 of the budget, and of private are not audited), and the clip counts do not move (both rewards and both
-  contexts are beyond the clips). A context change that moves the Gram too (``x' = C (cos phi, sin phi)``,
+  gradient) moves; the Gram and count blocks do not move under a reward flip (ridge's Gram, 0.45 of the
+  budget, is not audited; ``private`` is audited in a layout without one, ``OPTIONS``), and the clip counts
+  do not move (both rewards and both contexts are beyond the clips). A context change that moves the Gram
+  too (``x' = C (cos phi, sin phi)``,
   ``phi`` about 30 degrees at equal shares) would raise ridge's shift by up to ``sqrt(1.56) = 1.25`` for a
   test reading the moments and the Gram jointly; the estimate reads the Gram only through the ridge solve,
   where its noise enters the coordinate along ``e_0`` as well, and a first-order calculation gave the ratio
