@@ -287,7 +287,7 @@ class PrivateAgent(GaussianBatchedAgent):
     # -- estimate --------------------------------------------------------------------------------
     def _sigmas(self) -> dict[str, float]:
         if not self.noise:
-            return dict.fromkeys(("xr", "x", "r", "second", "n"), 0.0)
+            return dict.fromkeys(("xr", "x", "r", "second", "n", "selection"), 0.0)
         sens = self._main_sensitivities()
         second = self.second_moments
         return {
@@ -296,6 +296,7 @@ class PrivateAgent(GaussianBatchedAgent):
             "x": self.release.sigma("sums", sens["sums"]) if self.with_intercept else 0.0,
             "r": self.release.sigma("rewards", sens["rewards"]),
             "n": self.release.sigma("counts", math.sqrt(2.0)) if self.n_models > 1 else 0.0,
+            "selection": self.release.sigma("selection", sens["selection"]) if self.selecting else 0.0,
         }
 
     def _fit(self, released: dict[str, np.ndarray], counts: np.ndarray) -> None:
@@ -322,8 +323,7 @@ class PrivateAgent(GaussianBatchedAgent):
         acc["rr"] += w * released["squares"]
         if self.selecting:  # the latest batches weigh most: the estimates improve from batch to batch
             acc["selection"] = SELECTION_DECAY * acc["selection"] + float(released["selection"][0])
-            noise = self.release.sigma("selection", 8.0 * B**2) if self.noise else 0.0
-            self._selection_var = SELECTION_DECAY**2 * self._selection_var + noise**2
+            self._selection_var = SELECTION_DECAY**2 * self._selection_var + sig["selection"] ** 2
         acc["second"] += w * second
         self._scale += w * n * C**2 / self.dim
         for key in self._noise_var:
@@ -357,7 +357,10 @@ class PrivateAgent(GaussianBatchedAgent):
             B = self.clipping.reward_clip
             lams = (share * 2.0 * math.sqrt(d * nv["second"]) + rho * C**2
                     + math.sqrt(d * nv["xr"]) * C / B)
-            if self.pooled and not self.with_intercept:  # no rank-one term: one decomposition for all models
+            gram_diagonals = (share[:, None] * np.diagonal(acc["second"]) if self.pooled
+                              else np.diagonal(acc["second"], axis1=1, axis2=2))
+            one_decomposition = self.pooled and not self.with_intercept  # no rank-one term to subtract
+            if one_decomposition:  # the pooled Gram's eigenvectors serve every model
                 values, vectors = np.linalg.eigh(acc["second"])
                 values = np.maximum(values, 0.0)
             if self.pooled:  # the screened estimate's diagonal: the pooled Gram's, floored at twice its noise
@@ -374,10 +377,10 @@ class PrivateAgent(GaussianBatchedAgent):
         sd = np.zeros((self.n_models, d))
         for k in range(self.n_models):
             if self.full_gram:
-                second, lam = (share[k] * acc["second"] if self.pooled else acc["second"][k]), lams[k]
+                lam = lams[k]
             else:
                 second = N[k] * pooled
-            diag = np.maximum(np.diagonal(second) if self.full_gram else second, 0.0)
+            diag = np.maximum(gram_diagonals[k] if self.full_gram else second, 0.0)
             centred = np.maximum(diag - X[k] ** 2 / Nr[k], 0.0) + lam
             target = G[k] - X[k] * mean_b[k]
             # released noise of G - X mean (the sums were un-centred at about the mean) and sampling noise
@@ -385,9 +388,10 @@ class PrivateAgent(GaussianBatchedAgent):
             sd[k] = np.sqrt(noise) / centred
             if self.pooled:  # the screened estimate on the pooled diagonal, for the private choice
                 sparse[k] = self._screened(N[k] * pooled, rho * C**2, X[k], Nr[k], target, noise)
-            if self.full_gram and self.pooled and not self.with_intercept:
+            if self.full_gram and one_decomposition:
                 theta[k] = vectors @ ((vectors.T @ target) / (share[k] * values + lam))
-            elif self.full_gram:  # Grams (d small enough): ridge on every coordinate
+            elif self.full_gram:  # ridge on every coordinate, the rank-one intercept term subtracted
+                second = share[k] * acc["second"] if self.pooled else acc["second"][k]
                 theta[k] = self._solve(second, lam, X[k], Nr[k], target, np.arange(d))
             else:
                 theta[k] = self._screened(second, lam, X[k], Nr[k], target, noise)
