@@ -434,7 +434,9 @@ class PrivateAgent(GaussianBatchedAgent):
         precision = 1.0 / np.maximum(variance, 1e-300)
         centre = float(np.sum(precision * intercept) / np.sum(precision))
         tau2 = max(float(np.mean((intercept - centre) ** 2 - variance)), 0.0)
-        return centre + (intercept - centre) * tau2 / (tau2 + variance)
+        total = tau2 + variance  # 0 where an exact intercept (noise off) meets no spread: nothing to shrink
+        factor = np.divide(tau2, total, out=np.ones_like(total), where=total > 0.0)
+        return centre + (intercept - centre) * factor
 
     def _screened(self, second: np.ndarray, lam: float, X: np.ndarray, Nr: float, target: np.ndarray,
                   noise: np.ndarray) -> np.ndarray:

@@ -252,3 +252,16 @@ def test_the_pooled_layout_plays_the_estimate_with_the_smaller_released_loss() -
     agent._acc["selection"] = 1.0
     agent._estimate()
     assert agent.theta is agent.estimates["sparse"]
+
+
+def test_noise_off_estimates_stay_finite_when_a_model_is_never_played() -> None:
+    """With noise off an unplayed model's intercept is exact (variance 0) and, with no spread among the
+    intercepts, nothing is shrunk: a 0 / 0 factor once made its estimate NaN and crashed the next release."""
+    rng = np.random.default_rng(3)
+    agent = PrivateAgent(3, 4, rng=np.random.default_rng(0), horizon=100, noise=False, first_batch=8)
+    for _ in range(8):  # arm 2 never played in the first batch
+        x = rng.standard_normal(4)
+        agent.update(x, 0 if x[0] > 0 else 1, 0.0)
+    assert agent.batch == 1
+    assert np.all(np.isfinite(agent.theta)) and np.all(np.isfinite(agent.centres))
+    assert np.all(np.isfinite(agent.intercept))
