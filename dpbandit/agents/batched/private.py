@@ -31,16 +31,21 @@ layouts play the screened one. With ``intercept=True`` (the default with noise o
 ``(1, x)``: the slope solves ``(S + lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the
 intercept; ``N' = N + 2 s_N + 1`` round, ``s_N`` the count noise; Sherman-Morrison on a diagonal ``S``), with
 the ``sums`` block and the intercepts shrunk towards their common mean by an empirical-Bayes factor; otherwise
-a line through the origin per model, fitted to rewards centred at the declared midpoint or the model's
-released mean (the ``sums`` budget goes to ``moments``). Play is greedy on ``intercept_k + x^T theta_k``;
+a line through the origin per model, fitted to rewards centred at the declared midpoint or the pooled released
+mean reward (the ``sums`` budget goes to ``moments``). Play is greedy on ``intercept_k + x^T theta_k``;
 ``exploration > 0`` perturbs each score by that many of its standard errors (Thompson sampling with a diagonal
 posterior; it depends on the user's own context, public releases and the agent's randomness only).
 
 Reward centre and clip: with a declared ``reward_range = (low, high)`` (contract C2) ``c_k`` stays its
 midpoint and ``B`` its half-width (nothing is clipped; rewards outside the range are refused); otherwise
-``c_k`` follows model ``k``'s released mean reward (post-processing) and ``B`` adapts to the median of ``|r -
-c_k|`` (with noise off, to its ``NOISE_OFF_REWARD_QUANTILE``: the median trades clipping bias against noise,
-and without noise there is none to trade).
+(without an intercept) ``c_k`` follows the released mean reward pooled over the models (post-processing) and
+``B`` adapts to the median of ``|r - c_k|`` (with noise off, to its ``NOISE_OFF_REWARD_QUANTILE``: the median
+trades clipping bias against noise, and without noise there is none to trade). Not each model's own mean
+[Fill; measured]: greedy play shifts the mean context ``xbar_k`` of the rounds model ``k`` is played on, its
+own mean reward carries ``theta_k^T xbar_k``, and a line through the origin fitted to rewards centred there
+loses ``theta_k`` along ``xbar_k``, the direction that makes the arm win (pooled against own, 16 seeds, root
+99: S1 0.318x against 0.327x random, S4 0.224x against 0.238x, ``GLMBandit-v0`` 0.042x against 0.049x,
+``PoissonBandit-v0`` 0.262x against 0.276x). With an intercept (noise off) ``c_k`` is the model's fitted mean.
 
 Sensitivities (replace-one user record: context(s) and reward replaced, the played arm may switch; ``||x|| <=
 C``, ``|b| <= B``). Same model: the block of ``k`` changes from ``f(x, b)`` to ``f(x', b')``; switch (disjoint
@@ -183,7 +188,8 @@ class PrivateAgent(GaussianBatchedAgent):
         # a declared range sets the centre (midpoint) and first clip (half-width) in GaussianBatchedAgent
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, reward_range=reward_range, **kwargs)
         (self._explore_rng,) = self.noise_rng.spawn(1)
-        #: Public per-model reward centres (the model's released mean reward, or the declared midpoint).
+        #: Public per-model reward centres (the declared midpoint, the pooled released mean reward, or with an
+        #: intercept the model's fitted mean).
         self.centres = np.full(self.n_models, self.clipping.reward_center)
         K, d = self.n_models, self.dim
         self._upper = np.triu_indices(d) if self.full_gram else None
@@ -414,8 +420,8 @@ class PrivateAgent(GaussianBatchedAgent):
         self._slope_var = sd**2
         self._score_sd = np.sqrt(var_r * rho / Nr + nv["r"] / Nr**2)
         if not self.with_intercept:
-            if self.reward_range is None:
-                self.centres = acc["r"] / Nr
+            if self.reward_range is None:  # the pooled mean (module docstring: not each model's own)
+                self.centres = np.full(self.n_models, acc["r"].sum() / Nr.sum())
             return
         self.intercept = self._shrink((R - np.einsum("kd,kd->k", theta, X)) / Nr, self._score_sd**2)
         centres = self.intercept + np.einsum("kd,kd->k", theta, self._centre)  # each model's mean reward
