@@ -111,7 +111,8 @@ from dpbandit.audit.core import AuditCase, register
 from dpbandit.privacy.release import BlockGaussianRelease
 
 __all__ = [
-    "AGENT_NAMES", "DESIGNS", "PROBES", "VARIANTS", "Design", "probes", "streams", "visible_shift", "weaken",
+    "AGENT_NAMES", "DESIGNS", "DESIGN_NAMES", "PROBES", "VARIANTS", "Design", "agent_name", "probes",
+    "streams", "visible_shift", "weaken",
 ]
 
 ARMS, DIM = 2, 2
@@ -135,6 +136,8 @@ class Design:
     warm: tuple[tuple[Group, ...], ...] = ()
     reward: float = 10.0  #: the audited user's |reward| (beyond the reward clip, or the declared half-width)
     options: dict[str, Any] = field(default_factory=dict)
+    #: The registry name of the agent run (default: the design's own key in ``DESIGNS``, an agent name).
+    agent: str | None = None
 
     @property
     def size(self) -> int:
@@ -189,12 +192,22 @@ DESIGNS: dict[str, Design] = {
                                               "selection_share": 0.1}),
     "private-perarm": Design(((10 * E0, (0, 0), _A), (0.01 * E1, (1, 1), _A)), (_gram_warm(1.0),) * 4,
                              reward=1.0, options={"reward_range": (-1.0, 1.0), **_PRIVATE}),
+    "private-pooled": Design(_DISJOINT_MAIN, _DISJOINT_WARM, agent="private",
+                             options={"reward_range": (-10.0, 10.0)}),
     "fliphat": _FLIPHAT,
     "fliphat-disjoint": _FLIPHAT_DISJOINT,
     "dphdb-batched": _DPHDB,
 }
 #: The agents' audit options (module docstring: why each is legitimate).
 OPTIONS: dict[str, dict[str, Any]] = {name: d.options for name, d in DESIGNS.items() if d.options}
+#: Every design (one per batched agent, plus further layouts of one agent such as ``private-pooled``): the
+#: cases are ``whole-agent/<design>/<variant>``.
+DESIGN_NAMES = tuple(sorted(DESIGNS))
+
+
+def agent_name(name: str) -> str:
+    """The registry name of the agent that design ``name`` runs."""
+    return DESIGNS[name].agent or name
 
 
 def weaken(agent: Any, factor: float) -> None:
@@ -219,7 +232,7 @@ def weaken(agent: Any, factor: float) -> None:
 
 
 def _per_arm(name: str) -> bool:
-    return agent_class(name).observation_model == "per_arm"
+    return agent_class(agent_name(name)).observation_model == "per_arm"
 
 
 def _rows(groups: tuple[Group, ...], per_arm: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -246,8 +259,9 @@ def _template(name: str) -> Any:
     """The agent (seed 0) after the design's warm-up batches: the fixed public history of every run."""
     design = DESIGNS[name]
     horizon = (len(design.warm) + 2) * design.size  # the warm-up, then the main batch at most twice
-    agent = agent_class(name)(ARMS, DIM, rng=np.random.default_rng(0), horizon=horizon, epsilon=EPSILON,
-                              delta=DELTA, first_batch=design.size, batch_ratio=1.0, **design.options)
+    agent = agent_class(agent_name(name))(ARMS, DIM, rng=np.random.default_rng(0), horizon=horizon,
+                                          epsilon=EPSILON, delta=DELTA, first_batch=design.size,
+                                          batch_ratio=1.0, **design.options)
     for groups in design.warm:
         if sum(count for _, _, count in groups) != design.size:
             raise ValueError(f"{name}: every warm-up batch must have the main batch's {design.size} rows.")
@@ -320,13 +334,14 @@ def _case(name: str, variant: str) -> AuditCase:
     twice = variant == "user-released-twice"
     claim = _agent(name, np.random.default_rng(0), 1.0).privacy
     design = DESIGNS[name]
+    label = name if agent_name(name) == name else f"{agent_name(name)} (design {name})"
     return AuditCase(
         name=f"whole-agent/{name}/{variant}", mechanism=_mechanism(name, factor, twice), dataset=1.0,
         neighbour=-1.0, claimed_epsilon=claim.epsilon, delta=DELTA,
         accountant_epsilon=claim.epsilon if variant == "calibrated" else math.nan,
         accountant=claim.accountant,
         expect="pass" if variant == "calibrated" else "flag",
-        notes=f"{name} (K = {ARMS}, d = {DIM}, batches of {design.size}, {len(design.warm)} fixed warm-up "
+        notes=f"{label} (K = {ARMS}, d = {DIM}, batches of {design.size}, {len(design.warm)} fixed warm-up "
         f"batches, epsilon {EPSILON:g}, delta {DELTA:g}" + (f", {design.options}" if design.options else "")
         + f"); statistic: fraction of the {len(PROBES)} later probe users assigned to arm 0; neighbours: the "
         "audited user's reward at +B vs -B"
@@ -339,6 +354,6 @@ def _register(name: str, variant: str) -> None:
     register(f"whole-agent/{name}/{variant}")(lambda: _case(name, variant))
 
 
-for _name in AGENT_NAMES:
+for _name in DESIGN_NAMES:
     for _variant in VARIANTS:
         _register(_name, _variant)
