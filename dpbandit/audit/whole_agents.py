@@ -28,9 +28,11 @@ clip, or small), so the played arm never changes what is learned and never ties.
   user plays, the clipped reward goes from ``+B`` to ``-B`` and ``sum x b`` moves by its full sensitivity
   ``2 C B`` along ``e_0``. Neighbour choice per agent: only the ``sum x b`` block (moments / sums / values /
   gradient) moves; the Gram and count blocks do not move under a reward flip (ridge's Gram, 0.45 of the
-  budget, is not audited; ``private`` is audited in a layout without one, ``OPTIONS``), and the clip counts
-  do not move (both rewards and both contexts are beyond the clips). A context change that moves the Gram
-  too (``x' = C (cos phi, sin phi)``,
+  budget, is not audited; ``private`` is audited in a layout without one, ``OPTIONS``, and in its default
+  layout, ``private-pooled``, whose pooled Gram does not move and whose selection block moves only through
+  the user's own loss difference: both add their noise to the estimate), and the clip counts do not move
+  (both rewards and both contexts are beyond the clips). A context change that moves the Gram too (``x' = C
+  (cos phi, sin phi)``,
   ``phi`` about 30 degrees at equal shares) would raise ridge's shift by up to ``sqrt(1.56) = 1.25`` for a
   test reading the moments and the Gram jointly; the estimate reads the Gram only through the ridge solve,
   where its noise enters the coordinate along ``e_0`` as well, and a first-order calculation gave the ratio
@@ -44,6 +46,14 @@ clip, or small), so the played arm never changes what is learned and never ties.
   along ``e_0`` then rests on more public data than arm 0's (a probe compares the two arms, so arm 1's noise
   along ``e_0`` counts too); in the main batch the audited user, anchors and ``e_1`` reference rows go to
   arm 0, the ``3 e_0 - e_1`` and ``-e_1`` rows to arm 1.
+* ``private-pooled`` (``private`` at its defaults: the pooled Gram, shared by the arms, and the private choice
+  between the dense and the screened estimate): the disjoint streams with arm 1's ``3 e_0 - e_1`` rows
+  replaced by ``-10 e_0`` (with the pooled Gram only arm 1's count, not its rows' direction, sets its Gram
+  along ``e_0``; ``-10 e_0`` goes to arm 1 exactly when ``10 e_0`` goes to arm 0) and the reference rewards
+  cut to ``+-2.5`` (a noisy pooled Gram couples the reference along ``e_1`` into the estimate along ``e_0``:
+  with rewards ``+-10`` the statistic kept 0.54 of the shift of 0.685 noise stds, with ``+-2.5`` 0.59 to
+  0.62); warm-up 1 tilts arm 0 by reward 1 along ``e_0`` so that the second copy of
+  ``/user-released-twice`` plays the same arms.
 * Per-arm agents with second moments (ridge, peeling, private): four warm-up batches give ``e_0`` and
   ``e_1`` public second moments and a small reference ``theta_1`` (a large ``theta_1`` would couple the
   Gram's noise into the estimate along ``e_0``); the main batch has the audited user, anchors and fillers.
@@ -92,7 +102,14 @@ layout (``second_moments = "none"``, the layout its public rule picks at large d
 ``moments`` holds 0.837 of the budget instead of 0.585 next to the pooled Gram, and a double release of it
 is visible) with the coordinate screen off (``fdr = 0.999``: at d = 2 the screen would often drop the audited
 coordinate, as screening's threshold would); the moments' calibration (PLD multiplier, sensitivity ``2 C B``,
-share) is the shipped code's. The pooled Gram and the estimator's selection block are not audited.
+share) is the shipped code's. ``private-pooled`` runs ``private`` with nothing but the declared
+``reward_range``: the public rule picks the pooled Gram at this size and horizon, and the estimate played is
+chosen privately (the ``selection`` block, released with the rest; in a few runs per thousand the screened
+estimate is played). Under the reward flip the pooled Gram does not move and the selection block moves only
+through the user's own loss difference (it decides one binary choice the probes barely see), so the
+statistic still reads ``moments`` (0.585 of the budget); the audit checks that the whole default release,
+these two blocks' noise in the estimate included, stays within the claim, and that a quarter of every
+block's noise (:func:`weaken` divides the release's one multiplier) is flagged.
 """
 
 from __future__ import annotations
@@ -163,6 +180,15 @@ _N = 1 + 2 * _A0 + 2 * _A1
 _DISJOINT_MAIN = ((10 * E0, (0, 0), _A0), (E1, (10, -10), _A0), (_TILT, (0, 0), _A1), (-E1, (-10, 10), _A1))
 _DISJOINT_WARM = (((10 * E0, (0.1, -0.1), _N // 2), (E1, (10, -10), _N - _N // 2)),
                   ((_TILT, (0, 0), _N // 2), (-E1, (-10, 10), _N - _N // 2)))
+#: ``private`` at its defaults (the pooled Gram; module docstring): arm 1's rows along e_0 are ``-10 e_0``
+#: (the pooled Gram is shared, so only arm 1's count matters, and ``-10 e_0`` goes to arm 1 whenever the
+#: user's row goes to arm 0), and the reference along e_1 is small (rewards +-2.5: the pooled Gram's
+#: off-diagonal noise times the reference enters the probes' ratio); warm-up 1's tilt 1 along e_0 keeps every
+#: row's arm in the second copy of ``/user-released-twice``.
+_POOLED_MAIN = ((10 * E0, (0, 0), _A0), (E1, (2.5, -2.5), _A0), (-10 * E0, (0, 0), _A1),
+                (-E1, (-2.5, 2.5), _A1))
+_POOLED_WARM = (((10 * E0, (1.0, -1.0), _N // 2), (E1, (2.5, -2.5), _N - _N // 2)),
+                ((-10 * E0, (0, 0), _N // 2), (-E1, (-2.5, 2.5), _N - _N // 2)))
 #: DP-HDB: the warm-up leaves both arms leaning to +e_0, arm 1 ahead: the audited user plays arm 1 alone, the
 #: main rows (-5 e_0 + 10 e_1) play arm 0 and decide its vertex choices (a near-fixed reference).
 _DPHDB = Design(main=((10.0 * (E1 - 0.5 * E0), (-10, 10), 96),),
@@ -192,7 +218,7 @@ DESIGNS: dict[str, Design] = {
                                               "selection_share": 0.1}),
     "private-perarm": Design(((10 * E0, (0, 0), _A), (0.01 * E1, (1, 1), _A)), (_gram_warm(1.0),) * 4,
                              reward=1.0, options={"reward_range": (-1.0, 1.0), **_PRIVATE}),
-    "private-pooled": Design(_DISJOINT_MAIN, _DISJOINT_WARM, agent="private",
+    "private-pooled": Design(_POOLED_MAIN, _POOLED_WARM, agent="private",
                              options={"reward_range": (-10.0, 10.0)}),
     "fliphat": _FLIPHAT,
     "fliphat-disjoint": _FLIPHAT_DISJOINT,
