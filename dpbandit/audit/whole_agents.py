@@ -32,11 +32,16 @@ clip, or small), so the played arm never changes what is learned and never ties.
   layout, ``private-pooled``, whose pooled Gram does not move and whose selection block moves only through
   the user's own loss difference: both add their noise to the estimate), and the clip counts do not move
   (both rewards and both contexts are beyond the clips). A context change that moves the Gram too (``x' = C
-  (cos phi, sin phi)``,
-  ``phi`` about 30 degrees at equal shares) would raise ridge's shift by up to ``sqrt(1.56) = 1.25`` for a
-  test reading the moments and the Gram jointly; the estimate reads the Gram only through the ridge solve,
-  where its noise enters the coordinate along ``e_0`` as well, and a first-order calculation gave the ratio
-  statistic about 18% more shift at the cost of that coupled noise: not implemented.
+  (cos phi, sin phi)`` at reward ``-B``, ``phi`` about 75 to 80 degrees at ridge's equal shares) would raise
+  ridge's shift by up to ``sqrt(1.56) = 1.25`` (1.24 for the upper triangle it releases) for a test reading
+  the moments and the Gram jointly. The probes read the Gram only through the ridge solve, where its noise
+  enters their coordinate too: to first order the ratio statistic reaches 1.24 only with an estimate of about
+  2.5 B / C, and 1.11 to 1.2 at the 0.8 to 1.5 B / C reachable with median clips (half the rows are beyond
+  the clip and add ``C^2`` each to the Gram). A per-arm ridge prototype (not
+  registered: half the rows ``10 e_0`` at reward -10 and ``10 e_1`` at +10, half ``1.2 e_0`` at -10 and
+  ``0.6 e_1`` at +10, 8 to 16 warm-ups, ``phi = 75`` degrees) kept 1.10 to 1.12 times the shift, 0.92 to 0.94
+  noise stds released twice (Gaussian epsilon about 2.1): an optimal test on that would need about 300,000 to
+  560,000 runs per side. Not implemented.
 * **Anchors** ``10 e_0`` with reward 0 (the centre): second moment and count along ``e_0``, nothing in
   ``sum x b``; **reference** rows along ``e_1`` fix the scale the probes compare with; **fillers**
   ``0.01 e_1`` with reward 10 keep half of the rows inside each clip (the adaptive clips do not drift between
