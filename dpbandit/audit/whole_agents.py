@@ -28,13 +28,20 @@ clip, or small), so the played arm never changes what is learned and never ties.
   user plays, the clipped reward goes from ``+B`` to ``-B`` and ``sum x b`` moves by its full sensitivity
   ``2 C B`` along ``e_0``. Neighbour choice per agent: only the ``sum x b`` block (moments / sums / values /
   gradient) moves; the Gram and count blocks do not move under a reward flip (ridge's Gram, 0.45 of the
-  budget, is not audited; ``private`` is audited in a layout without one, ``OPTIONS``), and the clip counts
-  do not move (both rewards and both contexts are beyond the clips). A context change that moves the Gram
-  too (``x' = C (cos phi, sin phi)``,
-  ``phi`` about 30 degrees at equal shares) would raise ridge's shift by up to ``sqrt(1.56) = 1.25`` for a
-  test reading the moments and the Gram jointly; the estimate reads the Gram only through the ridge solve,
-  where its noise enters the coordinate along ``e_0`` as well, and a first-order calculation gave the ratio
-  statistic about 18% more shift at the cost of that coupled noise: not implemented.
+  budget, is not audited; ``private`` is audited in a layout without one, ``OPTIONS``, and in its default
+  layout, ``private-pooled``, whose pooled Gram does not move and whose selection block moves only through
+  the user's own loss difference: both add their noise to the estimate), and the clip counts do not move
+  (both rewards and both contexts are beyond the clips). A context change that moves the Gram too (``x' = C
+  (cos phi, sin phi)`` at reward ``-B``, ``phi`` about 75 to 80 degrees at ridge's equal shares) would raise
+  ridge's shift by up to ``sqrt(1.56) = 1.25`` (1.24 for the upper triangle it releases) for a test reading
+  the moments and the Gram jointly. The probes read the Gram only through the ridge solve, where its noise
+  enters their coordinate too: to first order the ratio statistic reaches 1.24 only with an estimate of about
+  2.5 B / C, and 1.11 to 1.2 at the 0.8 to 1.5 B / C reachable with median clips (half the rows are beyond
+  the clip and add ``C^2`` each to the Gram). A per-arm ridge prototype (not
+  registered: half the rows ``10 e_0`` at reward -10 and ``10 e_1`` at +10, half ``1.2 e_0`` at -10 and
+  ``0.6 e_1`` at +10, 8 to 16 warm-ups, ``phi = 75`` degrees) kept 1.10 to 1.12 times the shift, 0.92 to 0.94
+  noise stds released twice (Gaussian epsilon about 2.1): an optimal test on that would need about 300,000 to
+  560,000 runs per side. Not implemented.
 * **Anchors** ``10 e_0`` with reward 0 (the centre): second moment and count along ``e_0``, nothing in
   ``sum x b``; **reference** rows along ``e_1`` fix the scale the probes compare with; **fillers**
   ``0.01 e_1`` with reward 10 keep half of the rows inside each clip (the adaptive clips do not drift between
@@ -44,6 +51,14 @@ clip, or small), so the played arm never changes what is learned and never ties.
   along ``e_0`` then rests on more public data than arm 0's (a probe compares the two arms, so arm 1's noise
   along ``e_0`` counts too); in the main batch the audited user, anchors and ``e_1`` reference rows go to
   arm 0, the ``3 e_0 - e_1`` and ``-e_1`` rows to arm 1.
+* ``private-pooled`` (``private`` at its defaults: the pooled Gram, shared by the arms, and the private choice
+  between the dense and the screened estimate): the disjoint streams with arm 1's ``3 e_0 - e_1`` rows
+  replaced by ``-10 e_0`` (with the pooled Gram only arm 1's count, not its rows' direction, sets its Gram
+  along ``e_0``; ``-10 e_0`` goes to arm 1 exactly when ``10 e_0`` goes to arm 0) and the reference rewards
+  cut to ``+-2.5`` (a noisy pooled Gram couples the reference along ``e_1`` into the estimate along ``e_0``:
+  with rewards ``+-10`` the statistic kept 0.54 of the shift of 0.685 noise stds, with ``+-2.5`` 0.59 to
+  0.62); warm-up 1 tilts arm 0 by reward 1 along ``e_0`` so that the second copy of
+  ``/user-released-twice`` plays the same arms.
 * Per-arm agents with second moments (ridge, peeling, private): four warm-up batches give ``e_0`` and
   ``e_1`` public second moments and a small reference ``theta_1`` (a large ``theta_1`` would couple the
   Gram's noise into the estimate along ``e_0``); the main batch has the audited user, anchors and fillers.
@@ -92,7 +107,14 @@ layout (``second_moments = "none"``, the layout its public rule picks at large d
 ``moments`` holds 0.837 of the budget instead of 0.585 next to the pooled Gram, and a double release of it
 is visible) with the coordinate screen off (``fdr = 0.999``: at d = 2 the screen would often drop the audited
 coordinate, as screening's threshold would); the moments' calibration (PLD multiplier, sensitivity ``2 C B``,
-share) is the shipped code's. The pooled Gram and the estimator's selection block are not audited.
+share) is the shipped code's. ``private-pooled`` runs ``private`` with nothing but the declared
+``reward_range``: the public rule picks the pooled Gram at this size and horizon, and the estimate played is
+chosen privately (the ``selection`` block, released with the rest; in a few runs per thousand the screened
+estimate is played). Under the reward flip the pooled Gram does not move and the selection block moves only
+through the user's own loss difference (it decides one binary choice the probes barely see), so the
+statistic still reads ``moments`` (0.585 of the budget); the audit checks that the whole default release,
+these two blocks' noise in the estimate included, stays within the claim, and that a quarter of every
+block's noise (:func:`weaken` divides the release's one multiplier) is flagged.
 """
 
 from __future__ import annotations
@@ -111,7 +133,8 @@ from dpbandit.audit.core import AuditCase, register
 from dpbandit.privacy.release import BlockGaussianRelease
 
 __all__ = [
-    "AGENT_NAMES", "DESIGNS", "PROBES", "VARIANTS", "Design", "probes", "streams", "visible_shift", "weaken",
+    "AGENT_NAMES", "DESIGNS", "DESIGN_NAMES", "PROBES", "VARIANTS", "Design", "agent_name", "probes",
+    "streams", "visible_shift", "weaken",
 ]
 
 ARMS, DIM = 2, 2
@@ -135,6 +158,8 @@ class Design:
     warm: tuple[tuple[Group, ...], ...] = ()
     reward: float = 10.0  #: the audited user's |reward| (beyond the reward clip, or the declared half-width)
     options: dict[str, Any] = field(default_factory=dict)
+    #: The registry name of the agent run (default: the design's own key in ``DESIGNS``, an agent name).
+    agent: str | None = None
 
     @property
     def size(self) -> int:
@@ -160,6 +185,15 @@ _N = 1 + 2 * _A0 + 2 * _A1
 _DISJOINT_MAIN = ((10 * E0, (0, 0), _A0), (E1, (10, -10), _A0), (_TILT, (0, 0), _A1), (-E1, (-10, 10), _A1))
 _DISJOINT_WARM = (((10 * E0, (0.1, -0.1), _N // 2), (E1, (10, -10), _N - _N // 2)),
                   ((_TILT, (0, 0), _N // 2), (-E1, (-10, 10), _N - _N // 2)))
+#: ``private`` at its defaults (the pooled Gram; module docstring): arm 1's rows along e_0 are ``-10 e_0``
+#: (the pooled Gram is shared, so only arm 1's count matters, and ``-10 e_0`` goes to arm 1 whenever the
+#: user's row goes to arm 0), and the reference along e_1 is small (rewards +-2.5: the pooled Gram's
+#: off-diagonal noise times the reference enters the probes' ratio); warm-up 1's tilt 1 along e_0 keeps every
+#: row's arm in the second copy of ``/user-released-twice``.
+_POOLED_MAIN = ((10 * E0, (0, 0), _A0), (E1, (2.5, -2.5), _A0), (-10 * E0, (0, 0), _A1),
+                (-E1, (-2.5, 2.5), _A1))
+_POOLED_WARM = (((10 * E0, (1.0, -1.0), _N // 2), (E1, (2.5, -2.5), _N - _N // 2)),
+                ((-10 * E0, (0, 0), _N // 2), (-E1, (-2.5, 2.5), _N - _N // 2)))
 #: DP-HDB: the warm-up leaves both arms leaning to +e_0, arm 1 ahead: the audited user plays arm 1 alone, the
 #: main rows (-5 e_0 + 10 e_1) play arm 0 and decide its vertex choices (a near-fixed reference).
 _DPHDB = Design(main=((10.0 * (E1 - 0.5 * E0), (-10, 10), 96),),
@@ -189,12 +223,22 @@ DESIGNS: dict[str, Design] = {
                                               "selection_share": 0.1}),
     "private-perarm": Design(((10 * E0, (0, 0), _A), (0.01 * E1, (1, 1), _A)), (_gram_warm(1.0),) * 4,
                              reward=1.0, options={"reward_range": (-1.0, 1.0), **_PRIVATE}),
+    "private-pooled": Design(_POOLED_MAIN, _POOLED_WARM, agent="private",
+                             options={"reward_range": (-10.0, 10.0)}),
     "fliphat": _FLIPHAT,
     "fliphat-disjoint": _FLIPHAT_DISJOINT,
     "dphdb-batched": _DPHDB,
 }
 #: The agents' audit options (module docstring: why each is legitimate).
 OPTIONS: dict[str, dict[str, Any]] = {name: d.options for name, d in DESIGNS.items() if d.options}
+#: Every design (one per batched agent, plus further layouts of one agent such as ``private-pooled``): the
+#: cases are ``whole-agent/<design>/<variant>``.
+DESIGN_NAMES = tuple(sorted(DESIGNS))
+
+
+def agent_name(name: str) -> str:
+    """The registry name of the agent that design ``name`` runs."""
+    return DESIGNS[name].agent or name
 
 
 def weaken(agent: Any, factor: float) -> None:
@@ -219,7 +263,7 @@ def weaken(agent: Any, factor: float) -> None:
 
 
 def _per_arm(name: str) -> bool:
-    return agent_class(name).observation_model == "per_arm"
+    return agent_class(agent_name(name)).observation_model == "per_arm"
 
 
 def _rows(groups: tuple[Group, ...], per_arm: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -246,8 +290,9 @@ def _template(name: str) -> Any:
     """The agent (seed 0) after the design's warm-up batches: the fixed public history of every run."""
     design = DESIGNS[name]
     horizon = (len(design.warm) + 2) * design.size  # the warm-up, then the main batch at most twice
-    agent = agent_class(name)(ARMS, DIM, rng=np.random.default_rng(0), horizon=horizon, epsilon=EPSILON,
-                              delta=DELTA, first_batch=design.size, batch_ratio=1.0, **design.options)
+    agent = agent_class(agent_name(name))(ARMS, DIM, rng=np.random.default_rng(0), horizon=horizon,
+                                          epsilon=EPSILON, delta=DELTA, first_batch=design.size,
+                                          batch_ratio=1.0, **design.options)
     for groups in design.warm:
         if sum(count for _, _, count in groups) != design.size:
             raise ValueError(f"{name}: every warm-up batch must have the main batch's {design.size} rows.")
@@ -320,13 +365,14 @@ def _case(name: str, variant: str) -> AuditCase:
     twice = variant == "user-released-twice"
     claim = _agent(name, np.random.default_rng(0), 1.0).privacy
     design = DESIGNS[name]
+    label = name if agent_name(name) == name else f"{agent_name(name)} (design {name})"
     return AuditCase(
         name=f"whole-agent/{name}/{variant}", mechanism=_mechanism(name, factor, twice), dataset=1.0,
         neighbour=-1.0, claimed_epsilon=claim.epsilon, delta=DELTA,
         accountant_epsilon=claim.epsilon if variant == "calibrated" else math.nan,
         accountant=claim.accountant,
         expect="pass" if variant == "calibrated" else "flag",
-        notes=f"{name} (K = {ARMS}, d = {DIM}, batches of {design.size}, {len(design.warm)} fixed warm-up "
+        notes=f"{label} (K = {ARMS}, d = {DIM}, batches of {design.size}, {len(design.warm)} fixed warm-up "
         f"batches, epsilon {EPSILON:g}, delta {DELTA:g}" + (f", {design.options}" if design.options else "")
         + f"); statistic: fraction of the {len(PROBES)} later probe users assigned to arm 0; neighbours: the "
         "audited user's reward at +B vs -B"
@@ -339,6 +385,6 @@ def _register(name: str, variant: str) -> None:
     register(f"whole-agent/{name}/{variant}")(lambda: _case(name, variant))
 
 
-for _name in AGENT_NAMES:
+for _name in DESIGN_NAMES:
     for _variant in VARIANTS:
         _register(_name, _variant)
