@@ -143,6 +143,9 @@ def main() -> None:
     if args.added_only:  # the other agents' rows as the full run wrote them (same root seed, same references)
         path = RESULTS / f"{stem}.csv"
         made_by = path.read_text().splitlines()[0].removeprefix("# produced by: ")
+        marker = "the other agents' rows as made by `"
+        if marker in made_by:  # an earlier --added-only run: name the full run that made those rows
+            made_by = made_by.rsplit(marker, 1)[1].split("`", 1)[0]
         earlier = pd.read_csv(path, comment="#")
         table = pd.concat([earlier[~earlier["agent"].isin(table["agent"])], table], ignore_index=True)
         stores.insert(0, f"the other agents' rows as made by `{made_by}`")
