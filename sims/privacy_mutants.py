@@ -641,4 +641,32 @@ MUTANTS: tuple[Mutant, ...] = (
         "self.second_moments: C**2,",
         PRIVATE,
     ),
+    Mutant(
+        "private-selection-sensitivity-halved",
+        "dpbandit/agents/batched/private.py",
+        '"selection": 8.0 * B**2,',
+        '"selection": 4.0 * B**2,',
+        PRIVATE,
+    ),
+    Mutant(
+        "private-selection-fed-exact-loss",
+        "dpbandit/agents/batched/private.py",
+        'acc["selection"] = SELECTION_DECAY * acc["selection"] + float(released["selection"][0])',
+        'acc["selection"] = SELECTION_DECAY * acc["selection"] + float(self._selection[0])',
+        POSTPROCESSING,
+    ),
+    Mutant(
+        "private-fit-fed-exact-pooled-gram",
+        "dpbandit/agents/batched/private.py",
+        'acc["second"] += w * second',
+        'acc["second"] += w * (self._second if self.pooled else second)',
+        POSTPROCESSING,
+    ),
+    Mutant(
+        "private-centre-from-exact-rewards",
+        "dpbandit/agents/batched/private.py",
+        'self.centres = np.full(self.n_models, acc["r"].sum() / Nr.sum())',
+        'self.centres = np.full(self.n_models, self._rewards.sum() / max(self.batch_size, 1))',
+        POSTPROCESSING,
+    ),
 )
