@@ -16,6 +16,7 @@ import math
 import multiprocessing
 import operator
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -380,6 +381,24 @@ def _run_task(args: tuple) -> tuple[pd.DataFrame, float]:
     return frame, time.perf_counter() - start
 
 
+def _warn_undeclared_range(agents: Mapping[str, AgentFactory], spec: EnvDescription) -> None:
+    """Warn when the environment declares no ``reward_range`` and agents that read one get none."""
+    if spec.reward_range is not None:
+        return
+    wanting = [name for name, factory in agents.items() if accepts_keyword(factory, "reward_range")
+               and "reward_range" not in (getattr(factory, "keywords", None) or {})]
+    if wanting:
+        warnings.warn(
+            f"The environment declares no reward_range, so {', '.join(wanting)} must learn the rewards' "
+            "centre and clip from noisy releases. If the rewards are bounded, declare "
+            "env.unwrapped.reward_range = (low, high) (or pass reward_range= to the agent): on a {0, 1} "
+            "bandit this took `private` from 0.47x to 0.30x random's regret (README, 'Bring your own "
+            "environment').",
+            UserWarning,
+            stacklevel=4,  # the caller of run()
+        )
+
+
 def _check_env(
     env: EnvSource, agents: Mapping[str, AgentFactory], horizon: int | None, env_kwargs: Any, n_jobs: int,
     root_seed: int,
@@ -393,6 +412,7 @@ def _check_env(
     probe.close()
     for name, factory in agents.items():
         _check_fits(name, factory, spec)
+    _warn_undeclared_range(agents, spec)
     per_round = max(_round_elements(_observation_model(f), spec) for f in agents.values())
     check_memory(spec, max(per_round, BLOCK_ELEMENTS), n_jobs)
 

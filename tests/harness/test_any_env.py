@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import importlib
 import math
+import warnings
 
 import gymnasium
 import numpy as np
@@ -122,6 +123,21 @@ def test_reward_range_goes_to_agents_taking_it_when_both_bounds_are_finite(decla
     mine = functools.partial(TakesRange, reward_range=(5.0, 6.0))
     run(env, {"mine": mine}, n_seeds=1, horizon=5, progress=False)
     assert TakesRange.given == (5.0, 6.0)  # the user's own choice wins
+
+
+def test_an_undeclared_reward_range_warns_agents_that_read_one() -> None:
+    """Issue 23: a user's bounded rewards learn far better declared; nothing is said when the range is
+    declared (even with infinite bounds), the agent reads none, or the user passed one."""
+    undeclared = functools.partial(ToyBandit, reward_range=None)
+    options = dict(n_seeds=1, horizon=5, progress=False)
+    with pytest.warns(UserWarning, match="declares no reward_range, so range must learn"):
+        run(undeclared, {"range": TakesRange, "plain": FixedArm}, **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run(undeclared, {"plain": FixedArm, "mine": functools.partial(TakesRange, reward_range=(0, 1))},
+            **options)
+        for declared in ((0.0, 1.0), (-math.inf, math.inf)):
+            run(functools.partial(ToyBandit, reward_range=declared), {"range": TakesRange}, **options)
 
 
 class BlockRecorder(FixedArm):
