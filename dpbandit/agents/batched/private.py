@@ -39,13 +39,14 @@ posterior; it depends on the user's own context, public releases and the agent's
 Reward centre and clip: with a declared ``reward_range = (low, high)`` (contract C2) ``c_k`` stays its
 midpoint and ``B`` its half-width (nothing is clipped; rewards outside the range are refused); otherwise
 (without an intercept) ``c_k`` follows the released mean reward pooled over the models (post-processing) and
-``B`` adapts to the median of ``|r - c_k|`` (with noise off, to its ``NOISE_OFF_REWARD_QUANTILE``: the median
-trades clipping bias against noise, and without noise there is none to trade). Not each model's own mean
-[Fill; measured]: greedy play shifts the mean context ``xbar_k`` of the rounds model ``k`` is played on, its
-own mean reward carries ``theta_k^T xbar_k``, and a line through the origin fitted to rewards centred there
-loses ``theta_k`` along ``xbar_k``, the direction that makes the arm win (pooled against own, 16 seeds, root
-99: S1 0.318x against 0.327x random, S4 0.224x against 0.238x, ``GLMBandit-v0`` 0.042x against 0.049x,
-``PoissonBandit-v0`` 0.262x against 0.276x). With an intercept (noise off) ``c_k`` is the model's fitted mean.
+``B`` adapts to the median of ``|r - c_k|``. Not each model's own mean [Fill; measured]: greedy play shifts
+the mean context ``xbar_k`` of the rounds model ``k`` is played on, its own mean reward carries ``theta_k^T
+xbar_k``, and a line through the origin fitted to rewards centred there loses ``theta_k`` along ``xbar_k``,
+the direction that makes the arm win (pooled against own, 16 seeds, root 99: S1 0.318x against 0.327x random,
+S4 0.224x against 0.238x, ``GLMBandit-v0`` 0.042x against 0.049x, ``PoissonBandit-v0`` 0.262x against 0.276x).
+With an intercept (the default with noise off) ``c_k`` is the model's fitted mean. With noise off, ``B``
+tracks the ``NOISE_OFF_REWARD_QUANTILE`` of ``|r - c_k|``, not the median: the median trades clipping bias
+against noise, and without noise there is none to trade.
 
 Sensitivities (replace-one user record: context(s) and reward replaced, the played arm may switch; ``||x|| <=
 C``, ``|b| <= B``). Same model: the block of ``k`` changes from ``f(x, b)`` to ``f(x', b')``; switch (disjoint
@@ -95,8 +96,9 @@ SELECTION_DECAY = 0.5
 #: dense ridge is the better default on dense and real data, and not worse on sparse data in low ``d``.
 SELECTION_MARGIN = 2.0
 #: Quantile the reward clip tracks with noise off (no noise to trade the clip's bias against) [Fill]: at the
-#: median, clipped rewards shrank the slopes by half on ``LinearBandit-v0`` (noise-off regret 3x LinUCB's on
-#: S4, 2x on S1; at 0.99: 2.1x and 1.4x, root seed 2311, 10 seeds).
+#: median, clipped rewards shrank the slopes by half on ``LinearBandit-v0``. With the noise-off schedule
+#: below, noise-off regret on the learning suite went from 3.04x to 1.48x LinUCB's on S4 and from 1.93x to
+#: 0.93x on S1 (results/learning_suite.md; the split between the two changes: docs/batched_agents.md).
 NOISE_OFF_REWARD_QUANTILE = 0.99
 #: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
@@ -108,8 +110,8 @@ POOLED_MAX_ENTRIES = 2**22
 #: costs noise only through the inverse-variance sum); digits at T = 10^4: accuracy 0.44 -> 0.56. Screened
 #: diagonal or isotropic layouts (large ``d``): 32 and doubling as the other batched agents (the screen's
 #: threshold pays for every extra batch's noise; d = 5000: 0.87x vs 0.92x random on 3 paired seeds).
-#: With noise off (no release to pay for): 16 growing by 1.2, the non-private limit of that trade-off; at
-#: (64, 1.5) the first batches cost S4 2.4x LinUCB's regret, at (16, 1.2) 1.5x (root seed 2311, 10 seeds).
+#: With noise off (no release to pay for): 16 growing by 1.2, the non-private limit of that trade-off (with
+#: the 0.99 clip, development runs of S4: 2.4x LinUCB's regret at (64, 1.5), 1.6x at (16, 1.2)).
 SCHEDULES = {"pooled": (64, 1.5), "screened": (32, 2.0), "noise-off": (16, 1.2)}
 #: Budget shares of the main blocks (of ``1 - aux_share``) per second-moment layout [Fill; measured,
 #: docs/batched_agents.md]; without an intercept ``sums``' share goes to ``moments``.
@@ -130,8 +132,10 @@ class PrivateAgent(GaussianBatchedAgent):
         epsilon, delta: the target (``delta`` defaults to ``min(1e-5, 1 / (10 T))``,
             :func:`dpbandit.privacy.budget.default_delta`).
         reward_range: declared ``(low, high)`` of the rewards, both finite (sets the centre and first clip).
-        second_moments: ``"gram"``, ``"diag"`` or ``"none"`` (default: the public rule of
+        second_moments: ``"pooled"``, ``"gram"``, ``"diag"`` or ``"none"`` (default: the public rule of
             :meth:`_second_moments`).
+        estimator: the pooled layout's estimate played, ``"dense"`` or ``"sparse"`` (default ``None``: chosen
+            from the released loss difference; a fixed choice drops that block).
         fdr: Benjamini-Hochberg level of the coordinate screen (diagonal and isotropic layouts).
         intercept: fit per-model intercepts (least squares on ``(1, x)``; default: only with noise off).
         exploration: scale of the Thompson perturbation of the scores (0 = greedy, the default).
@@ -162,15 +166,17 @@ class PrivateAgent(GaussianBatchedAgent):
                           else _validate.one_of(("dense", "sparse"), estimator=estimator))
         if second_moments is None:
             second_moments = self._second_moments(n_arms, dim, horizon, kwargs)
-        #: ``"gram"`` (per-model Grams), ``"diag"`` (pooled diagonal), ``"none"`` (isotropic ``C^2 / d``).
+        #: ``"pooled"`` (one pooled Gram), ``"gram"`` (per-model Grams), ``"diag"`` (pooled diagonal),
+        #: ``"none"`` (isotropic ``C^2 / d``).
         self.second_moments = _validate.one_of(tuple(SHARES), second_moments=second_moments)
         self.full_gram = self.second_moments in ("gram", "pooled")
         self.pooled = self.second_moments == "pooled"
         #: Fit a per-model intercept (by default only with noise off: at epsilon = 1 its noisy sums cost more
         #: than it gained on every setting measured, docs/batched_agents.md); without it, a line through the
-        #: origin fitted to rewards centred at the declared midpoint or each model's released mean; the
+        #: origin fitted to rewards centred at the declared midpoint or the pooled released mean; the
         #: ``sums`` budget goes to ``moments``.
-        self.with_intercept = (not kwargs.get("noise", True)) if intercept is None else bool(intercept)
+        noise_off = not kwargs.get("noise", True)
+        self.with_intercept = noise_off if intercept is None else bool(intercept)
         shares = dict(SHARES[self.second_moments])
         if not self.with_intercept:
             shares["moments"] += shares.pop("sums")
@@ -179,7 +185,6 @@ class PrivateAgent(GaussianBatchedAgent):
         if self.pooled and not self.selecting:  # a fixed estimate: no loss block, its budget to the moments
             shares["moments"] += shares.pop("selection")
         self.main_blocks = shares
-        noise_off = not kwargs.get("noise", True)
         if noise_off:
             kwargs.setdefault("reward_quantile", NOISE_OFF_REWARD_QUANTILE)
         first, ratio = SCHEDULES["noise-off" if noise_off else "pooled" if self.full_gram else "screened"]
@@ -332,7 +337,7 @@ class PrivateAgent(GaussianBatchedAgent):
             acc["xr"] += w * (released["moments"] + c[:, None] * released["sums"])
             acc["r"] += w * (released["rewards"] + c * counts)
             acc["b"] += w * released["rewards"]
-        else:  # a line through the origin fitted to the rewards centred at each model's mean
+        else:  # a line through the origin fitted to the rewards centred at the batch's public centre
             acc["xr"] += w * released["moments"]
             acc["r"] += w * (released["rewards"] + c * counts)
             acc["b"] += w * released["rewards"]
@@ -418,7 +423,10 @@ class PrivateAgent(GaussianBatchedAgent):
         self.theta = theta
         self._centre = X / Nr[:, None]
         self._slope_var = sd**2
-        self._score_sd = np.sqrt(var_r * rho / Nr + nv["r"] / Nr**2)
+        # plus one round of reward variance (B^2 / 4) at the intercept ridge: a model without data is
+        # uncertain, not exact (with noise off its released sums are exactly 0)
+        B = self.clipping.reward_clip
+        self._score_sd = np.sqrt(var_r * rho / Nr + nv["r"] / Nr**2 + rho * B**2 / (4.0 * Nr**2))
         if not self.with_intercept:
             if self.reward_range is None:  # the pooled mean (module docstring: not each model's own)
                 self.centres = np.full(self.n_models, acc["r"].sum() / Nr.sum())

@@ -255,8 +255,9 @@ def test_the_pooled_layout_plays_the_estimate_with_the_smaller_released_loss() -
 
 
 def test_noise_off_estimates_stay_finite_when_a_model_is_never_played() -> None:
-    """With noise off an unplayed model's intercept is exact (variance 0) and, with no spread among the
-    intercepts, nothing is shrunk: a 0 / 0 factor once made its estimate NaN and crashed the next release."""
+    """With noise off an unplayed model's released sums are exactly 0: its intercept must count as uncertain
+    (one round of reward variance), not exact, or it pulls every played intercept to 0 and, with no spread
+    among the intercepts, a 0 / 0 shrinkage factor made its estimate NaN and crashed the next release."""
     rng = np.random.default_rng(3)
     agent = PrivateAgent(3, 4, rng=np.random.default_rng(0), horizon=100, noise=False, first_batch=8)
     for _ in range(8):  # arm 2 never played in the first batch
@@ -265,6 +266,22 @@ def test_noise_off_estimates_stay_finite_when_a_model_is_never_played() -> None:
     assert agent.batch == 1
     assert np.all(np.isfinite(agent.theta)) and np.all(np.isfinite(agent.centres))
     assert np.all(np.isfinite(agent.intercept))
+    assert agent._score_sd[2] > 0.0  # uncertain: it was 0, an exact intercept the others shrank towards
+
+
+def test_without_a_declared_range_every_model_is_centred_at_the_pooled_released_mean() -> None:
+    """Not each model's own mean (module docstring): greedy play shifts a model's mean context, and its own
+    mean reward then hides theta_k along it."""
+    T = 3_000
+    block = rounds("dpbandit/LinearBandit-v0", T)
+    K, d = block.rewards.shape[1], block.observations.shape[-1]
+    agent = PrivateAgent(K, d, rng=np.random.default_rng(0), horizon=T)
+    agent.play_block(block.observations, block.rewards + 3.0)  # a mean reward far from the first centre 0
+    assert agent.batch > 2 and not agent.with_intercept and agent.reward_range is None
+    acc = agent._acc
+    Nr = np.maximum(acc["n"], 0.0) + 2.0 * math.sqrt(agent._noise_var["n"]) + agent._total_sq / agent._total
+    np.testing.assert_allclose(agent.centres, acc["r"].sum() / Nr.sum())
+    assert 2.0 < agent.centres[0] < 3.0  # from the first centre 0 (early rewards clipped around it)
 
 
 def test_noise_off_is_within_twice_linucbs_regret_on_gaussian_rewards() -> None:
