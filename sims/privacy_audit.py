@@ -246,7 +246,7 @@ def _whole_agent_table(df: pd.DataFrame) -> str:
         "small (ridge, peeling's Gaussian values after the selection's zCDP share) the double release of "
         "the visible block has a Gaussian epsilon below the claim: no statistic on that block can flag it. "
         "For ridge a neighbour that also moves the Gram (context `C e_0` against `C (cos phi, sin phi)`, "
-        "phi about 80 degrees) could make up to 1.24 times the shift visible to a test reading both blocks "
+        "phi about 75 to 80 degrees) could make up to 1.24 times the shift visible to a test reading both blocks "
         "(Gaussian epsilon 2.49 released twice: the optimal test needs about 32,000 runs per side), but the "
         "probes read the estimate, which mixes the Gram's noise into the same coordinate: to first order it "
         "reaches 1.24 only with an estimate of about 2.5 B / C, and 1.11 to 1.2 at the 0.8 to 1.5 B / C "
