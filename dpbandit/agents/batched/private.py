@@ -97,8 +97,8 @@ SELECTION_DECAY = 0.5
 SELECTION_MARGIN = 2.0
 #: Quantile the reward clip tracks with noise off (no noise to trade the clip's bias against) [Fill]: at the
 #: median, clipped rewards shrank the slopes by half on ``LinearBandit-v0``. With the noise-off schedule
-#: below, noise-off regret on the learning suite went from 3.04x to 1.48x LinUCB's on S4 and from 1.93x to
-#: 0.93x on S1 (results/learning_suite.md; the split between the two changes: docs/batched_agents.md).
+#: below, noise-off regret on the learning suite went from 3.04x to 1.38x LinUCB's on S4 and from 1.93x to
+#: 0.91x on S1 (results/learning_suite.md; the split between the two changes: docs/batched_agents.md).
 NOISE_OFF_REWARD_QUANTILE = 0.99
 #: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
