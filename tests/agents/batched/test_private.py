@@ -288,9 +288,9 @@ def test_noise_off_is_within_twice_linucbs_regret_on_gaussian_rewards() -> None:
     """Issue 23 item 3 on S4 (``LinearBandit-v0``, d = 20, K = 5, T = 2 x 10^4; no declared reward range):
     with noise off the reward clip tracks the 0.99 quantile and batches start at 16 growing by 1.2. With the
     noise-on defaults (a median clip, which halved the slopes; batches of 64 growing by 1.5) these seeds give
-    2.5x LinUCB's regret; now 1.4x."""
+    3.5x LinUCB's regret; now 1.6x (single seeds range from 1.1x to 3x: six of them)."""
     agents = {"off": functools.partial(PrivateAgent, noise=False), "linucb": agent_class("linucb")}
-    df = run("dpbandit/LinearBandit-v0", agents, n_seeds=3, horizon=20_000, root_seed=5,
+    df = run("dpbandit/LinearBandit-v0", agents, n_seeds=6, horizon=20_000, root_seed=5,
              env_kwargs={"dim": 20, "n_arms": 5}, progress=False)
     final = df[df.step == 20_000].groupby("agent")["cumulative_regret"].mean()
     assert final["off"] < 2.0 * final["linucb"]
