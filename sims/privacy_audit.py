@@ -39,10 +39,10 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
+import dp_accounting  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from scipy import optimize, stats  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from dpbandit.audit import (  # noqa: E402
@@ -53,6 +53,7 @@ from dpbandit.audit import (  # noqa: E402
     make_case,
     whole_agents,
 )
+from dpbandit.privacy import accounting  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
@@ -136,13 +137,9 @@ def _fmt(x: object) -> str:
 
 
 def gaussian_epsilon(mu: float, delta: float) -> float:
-    """Epsilon at ``delta`` of a Gaussian mechanism whose neighbours are ``mu`` noise stds apart (Balle and
-    Wang 2018: ``delta(eps) = Phi(mu / 2 - eps / mu) - e^eps Phi(-mu / 2 - eps / mu)``); 0 if ``delta(0) <=
-    delta``."""
-    def excess(eps: float) -> float:
-        return stats.norm.cdf(mu / 2 - eps / mu) - np.exp(eps) * stats.norm.cdf(-mu / 2 - eps / mu) - delta
-
-    return 0.0 if excess(0.0) <= 0 else float(optimize.brentq(excess, 0.0, 10.0 * mu + 10.0))
+    """Epsilon at ``delta`` of a Gaussian mechanism whose neighbours are ``mu`` noise stds apart: the PLD
+    accountant's, for noise multiplier ``1 / mu`` (tight for one Gaussian mechanism)."""
+    return 0.0 if mu == 0.0 else accounting.epsilon_for(dp_accounting.GaussianDpEvent(1.0 / mu), delta, "pld")
 
 
 VARIANTS = {"calibrated": 1.0, "noise-divided-by-4": 4.0, "user-released-twice": np.sqrt(2.0)}

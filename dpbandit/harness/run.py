@@ -280,8 +280,7 @@ def _start(
     obs = protocol.check_observation(obs, spec)
     kwargs: dict[str, Any] = {"horizon": spec.horizon} if accepts_keyword(factory, "horizon") else {}
     reward_range = spec.finite_reward_range
-    given = getattr(factory, "keywords", None) or {}
-    if reward_range is not None and "reward_range" not in given and accepts_keyword(factory, "reward_range"):
+    if reward_range is not None and _wants_reward_range(factory):
         kwargs["reward_range"] = reward_range
     agent = factory(
         n_arms=spec.n_arms,
@@ -381,12 +380,17 @@ def _run_task(args: tuple) -> tuple[pd.DataFrame, float]:
     return frame, time.perf_counter() - start
 
 
+def _wants_reward_range(factory: AgentFactory) -> bool:
+    """Whether the factory takes ``reward_range`` and the user did not bind one (the user's choice wins)."""
+    given = getattr(factory, "keywords", None) or {}
+    return "reward_range" not in given and accepts_keyword(factory, "reward_range")
+
+
 def _warn_undeclared_range(agents: Mapping[str, AgentFactory], spec: EnvDescription) -> None:
     """Warn when the environment declares no ``reward_range`` and agents that read one get none."""
     if spec.reward_range is not None:
         return
-    wanting = [name for name, factory in agents.items() if accepts_keyword(factory, "reward_range")
-               and "reward_range" not in (getattr(factory, "keywords", None) or {})]
+    wanting = [name for name, factory in agents.items() if _wants_reward_range(factory)]
     if wanting:
         warnings.warn(
             f"The environment declares no reward_range, so {', '.join(wanting)} must learn the rewards' "

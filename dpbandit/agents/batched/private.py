@@ -363,7 +363,7 @@ class PrivateAgent(GaussianBatchedAgent):
         ``S`` is the full Gram, or its diagonal (then the rank-one term is handled by Sherman-Morrison).
         """
         acc, nv, d = self._acc, self._noise_var, self.dim
-        C = self.clipping.context_clip
+        C, B = self.clipping.context_clip, self.clipping.reward_clip
         rho = self._total_sq / self._total  # sampling variance of a weighted sum per unit of weighted count
         N = np.maximum(acc["n"], 0.0)
         X = acc["x"]
@@ -375,7 +375,6 @@ class PrivateAgent(GaussianBatchedAgent):
             # of the summed moments over the largest slope a bounded score allows (|x^T theta| <= B with
             # ||x|| <= C), so that noise-dominated directions are shrunk rather than amplified
             share = N / max(self._total, 1e-300) if self.pooled else np.ones(self.n_models)
-            B = self.clipping.reward_clip
             lams = (share * 2.0 * math.sqrt(d * nv["second"]) + rho * C**2
                     + math.sqrt(d * nv["xr"]) * C / B)
             gram_diagonals = (share[:, None] * np.diagonal(acc["second"]) if self.pooled
@@ -413,7 +412,7 @@ class PrivateAgent(GaussianBatchedAgent):
                 theta[k] = vectors @ ((vectors.T @ target) / (share[k] * values + lam))
             elif self.full_gram:  # ridge on every coordinate, the rank-one intercept term subtracted
                 second = share[k] * acc["second"] if self.pooled else acc["second"][k]
-                theta[k] = self._solve(second, lam, X[k], Nr[k], target, np.arange(d))
+                theta[k] = self._solve(second, lam, X[k], Nr[k], target)
             else:
                 theta[k] = self._screened(second, lam, X[k], Nr[k], target, noise)
         if self.pooled:  # play the estimate whose released out-of-sample loss is smaller (ties: dense)
@@ -425,7 +424,6 @@ class PrivateAgent(GaussianBatchedAgent):
         self._slope_var = sd**2
         # plus one round of reward variance (B^2 / 4) at the intercept ridge: a model without data is
         # uncertain, not exact (with noise off its released sums are exactly 0)
-        B = self.clipping.reward_clip
         self._score_sd = np.sqrt(var_r * rho / Nr + nv["r"] / Nr**2 + rho * B**2 / (4.0 * Nr**2))
         if not self.with_intercept:
             if self.reward_range is None:  # the pooled mean (module docstring: not each model's own)
@@ -485,20 +483,11 @@ class PrivateAgent(GaussianBatchedAgent):
         a, b = t / diag, x / diag
         return a + b * (x @ a) / max(Nr - x @ b, DENOMINATOR_FLOOR * Nr)
 
-    def _solve(
-        self,
-        second: np.ndarray,
-        lam: float,
-        X: np.ndarray,
-        Nr: float,
-        target: np.ndarray,
-        support: np.ndarray,
-    ) -> np.ndarray:
-        """``(S + lam I - X X^T / Nr)^{-1} target`` on ``support``; eigenvalues floored at ``lam``."""
-        x, t = X[support], target[support]
-        matrix = second[np.ix_(support, support)] - np.outer(x, x) / Nr
-        values, vectors = np.linalg.eigh(matrix)
-        return vectors @ ((vectors.T @ t) / (np.maximum(values, 0.0) + lam))
+    @staticmethod
+    def _solve(second: np.ndarray, lam: float, X: np.ndarray, Nr: float, target: np.ndarray) -> np.ndarray:
+        """``(S + lam I - X X^T / Nr)^{-1} target`` on every coordinate; eigenvalues floored at ``lam``."""
+        values, vectors = np.linalg.eigh(second - np.outer(X, X) / Nr)
+        return vectors @ ((vectors.T @ target) / (np.maximum(values, 0.0) + lam))
 
     # -- play ------------------------------------------------------------------------------------
     def scores(self, observations: np.ndarray) -> np.ndarray:
