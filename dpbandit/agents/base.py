@@ -58,6 +58,10 @@ class Agent(abc.ABC):
 
     #: Which observation the agent consumes: ``"shared"`` (shape ``(dim,)``) or ``"per_arm"``.
     observation_model: ClassVar[ObservationModel] = "shared"
+    #: Who is trusted with the raw data when the agent is private: ``"central"``, ``"shuffle"`` or ``"local"``
+    #: (:data:`dpbandit.privacy.guarantee.TRUST_MODELS`); ``None`` for an agent that is not private. Read from
+    #: the class (``dpbandit list``) and equal to ``privacy.trust_model`` of every instance.
+    trust_model: ClassVar[str | None] = None
 
     def __init__(
         self, n_arms: int, dim: int, *, rng: np.random.Generator, horizon: int | None = None

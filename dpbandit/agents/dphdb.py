@@ -129,6 +129,7 @@ class DPHDB(Agent):
     """
 
     observation_model = "shared"
+    trust_model = "central"
 
     def __init__(
         self,

@@ -87,6 +87,8 @@ class ShariffSheffetUCB(LinearUCBAgent):
         noise: ``False`` = debugging switch: exact statistics, same shift and widths, no privacy.
     """
 
+    trust_model = "central"
+
     #: ``PrivacyGuarantee.mechanism`` and ``relation`` of the variant.
     mechanism: ClassVar[str] = "DP-UCB (Shariff-Sheffet 2018): Gaussian tree on [x;y][x;y]^T"
     relation: ClassVar[str] = "JDP (billboard lemma)"

@@ -16,7 +16,13 @@ import dp_accounting
 from dpbandit import _validate as v
 from dpbandit.privacy.accounting import default_relation, epsilon_for
 
-__all__ = ["NOT_PRIVATE_LABEL", "PrivacyGuarantee"]
+__all__ = ["NOT_PRIVATE_LABEL", "TRUST_MODELS", "PrivacyGuarantee"]
+
+#: Who must be trusted with the raw data (issue 30). ``central``: the agent (a curator) sees every record and
+#: protects what the other users see (joint DP); ``shuffle``: each user's report is randomised locally and a
+#: trusted shuffler hides who sent it (central DP after shuffling); ``local``: nobody is trusted, each user's
+#: report is DP on its own (which implies joint DP at the same epsilon).
+TRUST_MODELS = ("central", "shuffle", "local")
 
 #: The label every table must carry next to a replica of an authors' (non-private) calibration.
 NOT_PRIVATE_LABEL = "replica of the authors' code — not private"
@@ -50,6 +56,7 @@ class PrivacyGuarantee:
             rounds, composed over the releases such a person can enter (``inf``: rounds per person unbounded);
             ``None`` when the algorithm does not track people (every round a different person).
         max_rounds_per_user: the cap behind ``user_epsilon`` (``None``: no cap).
+        trust_model: who is trusted with the raw data, one of :data:`TRUST_MODELS` (``"central"`` by default).
     """
 
     mechanism: str
@@ -62,8 +69,10 @@ class PrivacyGuarantee:
     notes: str = ""
     user_epsilon: float | None = None
     max_rounds_per_user: int | None = None
+    trust_model: str = "central"
 
     def __post_init__(self) -> None:
+        v.one_of(TRUST_MODELS, trust_model=self.trust_model)
         v.positive(claimed_epsilon=self.claimed_epsilon)
         v.probability(claimed_delta=self.claimed_delta)
         v.positive(epsilon=self.epsilon, allow_inf=True)

@@ -97,6 +97,7 @@ class BatchedAgent(Agent):
     """
 
     observation_model: ClassVar[str] = "shared"
+    trust_model: ClassVar[str | None] = "central"
     #: The agents a refused size points to (:mod:`~dpbandit.agents.batched.size`).
     instead: ClassVar[str] = "batched-screening or private"
 
