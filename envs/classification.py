@@ -70,6 +70,9 @@ class ClassificationProblem:
         sampling: ``"iid"`` or ``"pass"`` (:data:`SAMPLING`).
         horizon: rounds per episode T.
         preprocess: ``"center-l2"`` or ``None`` (:func:`envs.datasets.preprocess`).
+        scaling: the feature scaling applied first (:func:`envs.datasets.scale_features`): ``"fitted"``
+            (standardised on the data set), ``"feature_scale"`` or ``"feature_bounds"`` (public constants) or
+            ``"none"``.
         source: where the data came from (``"digits"``, a CSV path, ``"arrays"``), for logs.
     """
 
@@ -79,6 +82,7 @@ class ClassificationProblem:
     sampling: str
     horizon: int
     preprocess: str | None
+    scaling: str
     source: str
 
     @classmethod
@@ -94,6 +98,9 @@ class ClassificationProblem:
         sampling: str = "iid",
         horizon: int | None = None,
         preprocess: str | None = "center-l2",
+        standardize: bool = True,
+        feature_scale: Any = None,
+        feature_bounds: Any = None,
     ) -> ClassificationProblem:
         """Load, check and preprocess the data; check every option. Arguments: see the environments."""
         _validate.one_of(SAMPLING, sampling=sampling)
@@ -124,6 +131,7 @@ class ClassificationProblem:
                 raise ValueError(f"Expected both X= (features) and y= (labels), got only {only}.")
             features, labels, source = X, y, "arrays"
         features, labels, n_classes = datasets.check_data(features, labels, columns)
+        scaling, _ = datasets.check_scaling(features.shape[1], standardize, feature_scale, feature_bounds)
         if reward_matrix is None:
             matrix = np.eye(n_classes)
         else:
@@ -139,12 +147,15 @@ class ClassificationProblem:
                 "for longer runs."
             )
         return cls(
-            features=_frozen(datasets.preprocess(features, preprocess)),
+            features=_frozen(datasets.preprocess(
+                datasets.scale_features(features, standardize, feature_scale, feature_bounds), preprocess
+            )),
             labels=_frozen(labels),
             reward_matrix=_frozen(matrix),
             sampling=sampling,
             horizon=horizon,
             preprocess=preprocess,
+            scaling=scaling,
             source=source,
         )
 
@@ -196,6 +207,7 @@ class ClassificationProblem:
             "sampling": self.sampling,
             "horizon": self.horizon,
             "preprocess": self.preprocess,
+            "scaling": self.scaling,
             "reward_matrix": "one-hot" if one_hot else "custom",
         }
 
@@ -299,9 +311,15 @@ class ClassificationBanditEnv(_DataAttributes, BanditEnv):
 
     ## Observation space
     ``Box(low, high, (d,))`` float64, the range of all preprocessed feature values (and 0).
-    Preprocessing ``"center-l2"`` (default, [Fill]): features centred by their mean over the whole
-    data set, then each row scaled to unit l2 norm (so every context has norm 1, or 0 for a row equal
-    to the mean); ``preprocess=None`` keeps the raw features.
+    First, feature scaling (default ``standardize=True``, [Fill], issue 29): each feature standardised to
+    zero mean and unit variance over the whole data set (a constant feature becomes 0); or public constants
+    ``feature_scale=(mean, std)`` or ``feature_bounds=(low, high)`` (mapped onto [-1, 1]);
+    ``standardize=False`` skips it. Then preprocessing ``"center-l2"`` (default, [Fill]): features centred
+    by their mean over the whole data set, then each row scaled to unit l2 norm (so every context has norm
+    1, or 0 for a row equal to the mean); ``preprocess=None`` skips it. ``standardize=False,
+    preprocess=None`` keeps the raw features. Privacy caveat: fitted means and scales use every row and are
+    not covered by an agent's guarantee; pass public ``feature_scale`` / ``feature_bounds`` (and
+    ``preprocess=None``) where that matters (:mod:`envs.datasets`).
 
     ## Rewards
     ``R[y, a]`` for true class ``y``: ``reward_matrix=None`` (default) is the identity, reward 1 for the
@@ -334,6 +352,9 @@ class ClassificationBanditEnv(_DataAttributes, BanditEnv):
         sampling: ``"iid"`` or ``"pass"``.
         horizon: rounds per episode (``None``: 10,000 for iid, n for pass).
         preprocess: ``"center-l2"`` or ``None``.
+        standardize: standardise each feature first (default ``True``); ``False`` skips feature scaling.
+        feature_scale: public ``(mean, std)``, each ``(d,)``, ``std > 0``, used instead of the fitted ones.
+        feature_bounds: public ``(low, high)``, each ``(d,)``, ``high > low``: features mapped onto [-1, 1].
         chunk_rounds: rounds drawn per internal chunk (``None``: fit a memory budget); never changes
             the numbers.
         render_mode: ``None`` or ``"ansi"``.
@@ -364,13 +385,17 @@ class ClassificationBanditEnv(_DataAttributes, BanditEnv):
         sampling: str = "iid",
         horizon: int | None = None,
         preprocess: str | None = "center-l2",
+        standardize: bool = True,
+        feature_scale: Any = None,
+        feature_bounds: Any = None,
         chunk_rounds: int | None = None,
         render_mode: str | None = None,
     ) -> None:
         self._set_render_mode(render_mode)
         self.problem = ClassificationProblem.from_source(
             X, y, path=path, label=label, dataset=dataset, reward_matrix=reward_matrix,
-            sampling=sampling, horizon=horizon, preprocess=preprocess,
+            sampling=sampling, horizon=horizon, preprocess=preprocess, standardize=standardize,
+            feature_scale=feature_scale, feature_bounds=feature_bounds,
         )
         self._stream = RowStream(self.problem, 1, chunk_rounds)
         self.observation_space = self.problem.observation_space()
@@ -404,11 +429,15 @@ class ClassificationBanditVectorEnv(_DataAttributes, BanditVectorEnv):
         sampling: str = "iid",
         horizon: int | None = None,
         preprocess: str | None = "center-l2",
+        standardize: bool = True,
+        feature_scale: Any = None,
+        feature_bounds: Any = None,
         chunk_rounds: int | None = None,
     ) -> None:
         self.problem = ClassificationProblem.from_source(
             X, y, path=path, label=label, dataset=dataset, reward_matrix=reward_matrix,
-            sampling=sampling, horizon=horizon, preprocess=preprocess,
+            sampling=sampling, horizon=horizon, preprocess=preprocess, standardize=standardize,
+            feature_scale=feature_scale, feature_bounds=feature_bounds,
         )
         self._set_replicates(num_envs, self.problem.observation_space())
         self._stream = RowStream(self.problem, self.num_envs, chunk_rounds)

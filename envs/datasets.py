@@ -10,14 +10,25 @@ Labels are never re-encoded silently: labels such as ``"setosa"`` or ``{1, 2, 3}
 says how to encode them (``numpy.unique(y, return_inverse=True)``), because the arm an agent plays is
 the class index and a silent mapping would hide which arm is which class.
 
-Preprocessing (:func:`preprocess`), [Fill] our documented default ``"center-l2"``: subtract each
+Feature scaling (:func:`scale_features`), first, on by default [Fill] (issue 29): each feature is
+standardised to zero mean and unit variance over the data set (a constant feature becomes 0), so no feature
+dominates the rows' norms merely by its unit (wine's proline is about 10^3, its other features about 1).
+Public alternatives: ``feature_scale=(mean, std)`` (each ``(d,)``, ``std > 0``): ``(x - mean) / std``;
+``feature_bounds=(low, high)`` (each ``(d,)``, ``high > low``): the affine map of ``[low, high]`` onto
+``[-1, 1]`` (a value outside its bounds is an error, never clipped). ``standardize=False`` skips the step.
+
+Preprocessing (:func:`preprocess`), second, [Fill] our documented default ``"center-l2"``: subtract each
 feature's mean, then scale each row to unit l2 norm (the contextual-bandit bake-off of Bietti, Agarwal
 and Langford, JMLR 2021, also normalises features; linear agents and the clipping bounds of the private
 agents assume contexts of norm <= 1). The means are fitted on the whole data set: every row is a user
 the bandit meets (a population, not a train/test split), so nothing is held out to leak into. A row
-equal to the mean (all zeros after centring) stays all zeros. ``None`` keeps the raw features. Privacy
-caveat: the means use every row, and an agent's guarantee does not cover this pre-computation; use
-``None`` and public scaling constants where that matters (docs/envs.md).
+equal to the mean (all zeros after centring) stays all zeros. ``None`` leaves the rows as scaled.
+
+Privacy caveat: the fitted means and standard deviations use every row, and an agent's guarantee does not
+cover this pre-computation (a row's features shift every other row's context). Where that matters pass
+public constants (``feature_scale`` or ``feature_bounds``, e.g. from a data dictionary or a previous,
+public data set) and ``preprocess=None`` (centring fits means too); the row-norm scaling alone uses each
+row only (docs/envs.md). ``standardize=False, preprocess=None`` keeps the raw features.
 """
 
 from __future__ import annotations
@@ -30,7 +41,16 @@ import numpy as np
 
 from dpbandit import _validate
 
-__all__ = ["BUNDLED", "PREPROCESSING", "check_data", "load_bundled", "preprocess", "read_csv"]
+__all__ = [
+    "BUNDLED",
+    "PREPROCESSING",
+    "check_data",
+    "check_scaling",
+    "load_bundled",
+    "preprocess",
+    "read_csv",
+    "scale_features",
+]
 
 #: Bundled data set name -> (scikit-learn loader, rows, features, classes) [O] sklearn.datasets.
 BUNDLED: dict[str, tuple[str, int, int, int]] = {
@@ -39,7 +59,7 @@ BUNDLED: dict[str, tuple[str, int, int, int]] = {
     "breast_cancer": ("load_breast_cancer", 569, 30, 2),
     "iris": ("load_iris", 150, 4, 3),
 }
-#: Preprocessing methods (``None``: raw features) [Fill].
+#: Preprocessing methods (``None``: rows left as scaled) [Fill].
 PREPROCESSING = ("center-l2",)
 
 _ENCODE_HINT = (
@@ -167,7 +187,7 @@ def check_data(X: Any, y: Any, columns: list[str] | None = None) -> tuple[np.nda
 
 
 def preprocess(X: np.ndarray, method: str | None) -> np.ndarray:
-    """Preprocessed copy of ``X`` (n, d): ``"center-l2"`` (centre features, unit-l2 rows) or ``None`` (raw).
+    """Preprocessed copy of ``X`` (n, d): ``"center-l2"`` (centre features, unit-l2 rows) or ``None`` (as given).
 
     [Fill] fitted on the whole data set (module doc). Rows that are zero after centring stay zero.
     """
@@ -177,3 +197,79 @@ def preprocess(X: np.ndarray, method: str | None) -> np.ndarray:
     centred = X - X.mean(axis=0)
     norms = np.sqrt((centred * centred).sum(axis=1))
     return centred / np.where(norms > 0.0, norms, 1.0)[:, None]
+
+
+def _pair(name: str, value: Any, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """``value`` as two finite ``(dim,)`` float64 arrays; errors name ``name``."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise ValueError(f"Expected {name} to be a pair of arrays of shape ({dim},), got {type(value).__name__}.")
+    first, second = (_validate.finite_array(**{f"{name}[{i}]": part}, shape=(dim,)) for i, part in enumerate(value))
+    return first, second
+
+
+def check_scaling(
+    dim: int, standardize: bool, feature_scale: Any = None, feature_bounds: Any = None
+) -> tuple[str, tuple[np.ndarray, np.ndarray] | None]:
+    """Validated feature scaling: ``(kind, constants)`` with ``kind`` one of ``"fitted"``, ``"feature_scale"``,
+    ``"feature_bounds"`` or ``"none"``, ``constants`` the public pair (or ``None``).
+
+    ``feature_scale = (mean, std)``: two finite ``(dim,)`` arrays, ``std > 0``; ``feature_bounds = (low, high)``:
+    two finite ``(dim,)`` arrays, ``high > low``. At most one of them, and neither with ``standardize=False``.
+    """
+    if not isinstance(standardize, (bool, np.bool_)):
+        raise TypeError(f"Expected standardize to be True or False, got {standardize!r}.")
+    given = [n for n, value in (("feature_scale", feature_scale), ("feature_bounds", feature_bounds))
+             if value is not None]
+    if len(given) == 2:
+        raise ValueError("Expected at most one of feature_scale and feature_bounds, got both.")
+    if given and not standardize:
+        raise ValueError(f"{given[0]}= scales the features: it contradicts standardize=False; pass only one.")
+    if not standardize:
+        return "none", None
+    if feature_scale is not None:
+        mean, std = _pair("feature_scale", feature_scale, dim)
+        if not np.all(std > 0):
+            bad = int(np.flatnonzero(~(std > 0))[0])
+            raise ValueError(f"Expected feature_scale[1] (std) > 0 everywhere, got {std[bad]} at feature {bad}.")
+        return "feature_scale", (mean, std)
+    if feature_bounds is not None:
+        low, high = _pair("feature_bounds", feature_bounds, dim)
+        if not np.all(high > low):
+            bad = int(np.flatnonzero(~(high > low))[0])
+            raise ValueError(
+                f"Expected feature_bounds high > low everywhere, got low={low[bad]}, high={high[bad]} at feature {bad}."
+            )
+        return "feature_bounds", (low, high)
+    return "fitted", None
+
+
+def scale_features(
+    X: np.ndarray, standardize: bool = True, feature_scale: Any = None, feature_bounds: Any = None
+) -> np.ndarray:
+    """Feature-scaled copy of ``X`` (n, d) (module doc): fitted standardisation (default), public
+    ``feature_scale=(mean, std)``, public ``feature_bounds=(low, high)`` onto [-1, 1], or none.
+
+    Fitted: ``(x - mean) / std`` with the data set's mean and (population) std per feature; a constant feature
+    (std 0) becomes 0. Bounds: ``2 (x - low) / (high - low) - 1``; a value outside ``[low, high]`` is an error
+    naming the feature (never clipped).
+    """
+    kind, constants = check_scaling(X.shape[1], standardize, feature_scale, feature_bounds)
+    if kind == "none":
+        return np.array(X, dtype=np.float64)
+    if kind == "feature_bounds":
+        low, high = constants  # type: ignore[misc]
+        outside = (X < low) | (X > high)
+        if outside.any():
+            rows, cols = np.nonzero(outside)
+            raise ValueError(
+                f"Expected every feature inside feature_bounds: {outside.sum()} values are outside, the first "
+                f"at row {rows[0]}, feature {cols[0]} ({X[rows[0], cols[0]]} not in "
+                f"[{low[cols[0]]}, {high[cols[0]]}]). Widen the bounds (nothing is clipped)."
+            )
+        return 2.0 * (X - low) / (high - low) - 1.0
+    if kind == "feature_scale":
+        mean, std = constants  # type: ignore[misc]
+        return (X - mean) / std
+    constant = X.max(axis=0) == X.min(axis=0)  # std would be 0 up to rounding: the feature becomes 0
+    std = np.where(constant, 1.0, X.std(axis=0))
+    return np.where(constant, 0.0, (X - X.mean(axis=0)) / std)

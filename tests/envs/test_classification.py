@@ -58,7 +58,7 @@ def test_bundled_ids_have_the_documented_sizes(env_id: str) -> None:
 
 
 def test_rewards_are_one_hot_of_the_true_class_and_obs_is_the_row() -> None:
-    env = ClassificationBanditEnv(X_IRIS, Y_IRIS, horizon=300, preprocess=None)
+    env = ClassificationBanditEnv(X_IRIS, Y_IRIS, horizon=300, preprocess=None, standardize=False)
     obs, info = env.reset(seed=1)
     for t in range(300):
         row = info["user_id"]
@@ -159,29 +159,100 @@ def test_pass_visits_every_row_once_in_a_random_order() -> None:
 
 
 # ------------------------------------------------------------------------------ preprocessing
-def test_default_preprocessing_centres_features_and_scales_rows_to_unit_norm() -> None:
+def test_default_preprocessing_standardises_then_centres_features_and_scales_rows_to_unit_norm() -> None:
     X, y = load_wine(return_X_y=True)
     env = ClassificationBanditEnv(X, y, horizon=50)
-    centred = X - X.mean(axis=0)
+    standardised = (X - X.mean(axis=0)) / X.std(axis=0)
+    centred = standardised - standardised.mean(axis=0)
     np.testing.assert_allclose(np.linalg.norm(env.features, axis=1), 1.0, rtol=1e-12)
     np.testing.assert_allclose(env.features * np.linalg.norm(centred, axis=1)[:, None], centred, atol=1e-9)
+    assert env.unwrapped.params["scaling"] == "fitted"
     obs, info = env.reset(seed=0)
     assert math.isclose(np.linalg.norm(obs), 1.0, rel_tol=1e-12)
     np.testing.assert_array_equal(obs, env.features[info["user_id"]])
     assert obs in env.observation_space and np.zeros(13) in env.observation_space
 
 
-def test_a_row_equal_to_the_mean_stays_zero_and_preprocess_none_keeps_raw_rows() -> None:
+def test_a_row_equal_to_the_mean_stays_zero_and_no_scaling_no_preprocess_keeps_raw_rows() -> None:
     X = np.array([[0.0, 0.0], [2.0, 2.0], [1.0, 1.0], [1.0, 3.0], [1.0, -1.0]])
     y = np.array([0, 1, 0, 1, 0])
     env = ClassificationBanditEnv(X, y, horizon=10)
     np.testing.assert_array_equal(env.features[2], [0.0, 0.0])  # row 2 is the mean (1, 1)
     np.testing.assert_allclose(np.linalg.norm(env.features[[0, 1, 3, 4]], axis=1), 1.0)
-    raw = ClassificationBanditEnv(X, y, horizon=10, preprocess=None)
+    raw = ClassificationBanditEnv(X, y, horizon=10, preprocess=None, standardize=False)
     np.testing.assert_array_equal(raw.features, X)
+    assert raw.params["scaling"] == "none"
     obs, info = raw.reset(seed=0)
     np.testing.assert_array_equal(obs, X[info["user_id"]])
     assert raw.observation_space.low.min() == -1.0 and raw.observation_space.high.max() == 3.0
+
+
+# ------------------------------------------------------------------------------ feature scaling (issue 29)
+@pytest.mark.parametrize("dataset", sorted(BUNDLED))
+def test_standardisation_gives_every_feature_mean_0_and_std_1_and_constant_features_0(dataset: str) -> None:
+    X, _ = envs.datasets.load_bundled(dataset)
+    scaled = envs.datasets.scale_features(X)
+    constant = X.max(axis=0) == X.min(axis=0)
+    assert constant.any() == (dataset == "digits")  # digits has blank pixels
+    np.testing.assert_allclose(scaled.mean(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(scaled.std(axis=0)[~constant], 1.0, rtol=1e-12)
+    np.testing.assert_array_equal(scaled[:, constant], 0.0)
+    env = gym.make({v: k for k, v in BUNDLED_IDS.items()}[dataset], preprocess=None)
+    np.testing.assert_array_equal(env.unwrapped.features, scaled)  # the env applies exactly this
+
+
+def test_standardize_false_reproduces_the_preprocessing_before_issue_29_bit_for_bit(tmp_path) -> None:
+    X, y = load_wine(return_X_y=True)
+    centred = X - X.mean(axis=0)
+    before = centred / np.sqrt((centred * centred).sum(axis=1))[:, None]  # issue 22's "center-l2"
+    for env in (ClassificationBanditEnv(X, y, standardize=False),
+                gym.make("dpbandit/Wine-v0", standardize=False).unwrapped,
+                gym.make("dpbandit/Classification-v0", path=_csv(tmp_path, pd.DataFrame(X).assign(c=y)),
+                         label="c", standardize=False).unwrapped):
+        np.testing.assert_array_equal(env.features, before)
+    default = gym.make("dpbandit/Wine-v0").unwrapped.features
+    assert np.abs(default - before).max() > 0.1  # the default changed
+
+
+def test_public_feature_scale_and_bounds_are_used_exactly() -> None:
+    X, y = load_wine(return_X_y=True)
+    rng = np.random.default_rng(3)
+    mean, std = rng.normal(size=13), rng.uniform(0.5, 2.0, size=13)  # deliberately not the data's
+    env = ClassificationBanditEnv(X, y, feature_scale=(mean, std), preprocess=None)
+    np.testing.assert_array_equal(env.features, (X - mean) / std)
+    assert env.params["scaling"] == "feature_scale"
+    low, high = X.min(axis=0) - 1.0, X.max(axis=0) + 2.0
+    bounded = ClassificationBanditEnv(X, y, feature_bounds=(low, high), preprocess=None)
+    np.testing.assert_allclose(bounded.features, 2.0 * (X - low) / (high - low) - 1.0, rtol=0, atol=0)
+    assert bounded.features.min() >= -1.0 and bounded.features.max() <= 1.0
+    exact = ClassificationBanditEnv(X, y, feature_bounds=(X.min(axis=0), X.max(axis=0)), preprocess=None)
+    np.testing.assert_allclose(exact.features.min(axis=0), -1.0, atol=1e-15)
+    np.testing.assert_allclose(exact.features.max(axis=0), 1.0, atol=1e-15)
+    with_rows = ClassificationBanditEnv(X, y, feature_scale=(mean, std))  # then centred unit-norm rows
+    centred = (X - mean) / std - ((X - mean) / std).mean(axis=0)
+    np.testing.assert_allclose(with_rows.features, centred / np.linalg.norm(centred, axis=1)[:, None], atol=1e-12)
+
+
+def test_bad_feature_scaling_is_refused_naming_the_parameter() -> None:
+    d = X_IRIS.shape[1]
+    ones, zeros = np.ones(d), np.zeros(d)
+    cases = [
+        (dict(feature_scale=(zeros, np.ones(3))), r"feature_scale\[1\] of shape \(4,\), got \(3,\)"),
+        (dict(feature_scale=(zeros, np.r_[1.0, 0.0, 1.0, 1.0])), r"feature_scale\[1\] \(std\) > 0.*feature 1"),
+        (dict(feature_scale=(np.r_[np.nan, 0, 0, 0], ones)), r"feature_scale\[0\] to be finite"),
+        (dict(feature_scale=zeros), "feature_scale to be a pair"),
+        (dict(feature_bounds=(ones, ones)), r"feature_bounds high > low.*feature 0"),
+        (dict(feature_bounds=(zeros, np.r_[1.0, 1.0, 1.0, np.inf])), r"feature_bounds\[1\] to be finite"),
+        (dict(feature_bounds=(zeros, ones)), r"inside feature_bounds.*row 0, feature 0 \(5\.1 not in \[0\.0, 1\.0\]\)"),
+        (dict(feature_scale=(zeros, ones), feature_bounds=(zeros, ones)), "at most one of feature_scale and"),
+        (dict(feature_scale=(zeros, ones), standardize=False), "feature_scale= .*contradicts standardize=False"),
+        (dict(standardize="no"), "standardize to be True or False"),
+    ]
+    for options, message in cases:
+        with pytest.raises((ValueError, TypeError), match=message):
+            ClassificationBanditEnv(X_IRIS, Y_IRIS, horizon=10, **options)
+    with pytest.raises(ValueError, match="feature_bounds"):
+        gym.make("dpbandit/Iris-v0", feature_bounds=(zeros, ones))
 
 
 # ------------------------------------------------------------------------------ data sources
@@ -275,11 +346,12 @@ def test_bad_sources_and_options_are_rejected(tmp_path) -> None:
 
 
 # ------------------------------------------------------------------------------ Gymnasium, vector
+@pytest.mark.parametrize("standardize", [True, False])
 @pytest.mark.parametrize("preprocess", ["center-l2", None])
 @pytest.mark.parametrize("env_id", sorted(envs.CLASSIFICATION_IDS))
-def test_check_env_passes_on_every_classification_id(env_id: str, preprocess: str | None) -> None:
+def test_check_env_passes_on_every_classification_id(env_id: str, preprocess: str | None, standardize: bool) -> None:
     data = dict(X=X_IRIS, y=Y_IRIS) if env_id == "dpbandit/Classification-v0" else {}
-    env = gym.make(env_id, horizon=50, preprocess=preprocess, **data)
+    env = gym.make(env_id, horizon=50, preprocess=preprocess, standardize=standardize, **data)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped)
