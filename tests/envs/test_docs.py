@@ -26,3 +26,12 @@ def test_docstring_examples_run() -> None:
     for module in (envs.glm, envs.wrappers, envs.classification):
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0
+
+
+def test_public_bounds_example_runs_and_uses_the_bounds() -> None:
+    block = next(b for b in re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S) if "feature_bounds" in b)
+    namespace: dict = {}
+    exec(compile(block, str(DOC), "exec"), namespace)
+    env = namespace["env"].unwrapped
+    assert env.params["scaling"] == "feature_bounds" and env.params["preprocess"] is None
+    assert env.features.min() >= -1.0 and env.features.max() <= 1.0
