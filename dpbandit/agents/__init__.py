@@ -41,6 +41,8 @@ AGENTS: dict[str, str] = {
     # the recommended private agent (issue 23): one name for every setting
     "private": "dpbandit.agents.batched.private:PrivateAgent",
     "private-perarm": "dpbandit.agents.batched.private:PrivateAgentPerArm",
+    # the simple reference (issue 29): uniform exploration, one release of the per-arm reward sums, best arm
+    "private-etc": "dpbandit.agents.batched.etc:PrivateExploreThenCommit",
 }
 
 
