@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from dpbandit import _validate
@@ -86,6 +86,8 @@ class PrivateExploreThenCommit(GaussianBatchedAgent):
     """
 
     main_blocks = {"sums": 1.0}
+    #: One release in a run (the exploration batch's); later batches release and learn nothing.
+    single_release: ClassVar[bool] = True
 
     def __init__(
         self,

@@ -35,9 +35,7 @@ COMMON = {"epsilon": 1.0, "delta": 0.01, "first_batch": 32}
 OPTIONS = {"fliphat": {"adaptive_clipping": True}, "fliphat-disjoint": {"adaptive_clipping": True},
            "batched-peeling-perarm": {"threshold": 1.0},  # learns something within 480 rounds
            "private-perarm": {"fdr": 0.9}}  # its screen keeps some coordinates within 480 rounds
-#: Agents that release once (explore-then-commit: the first batch only), and where an agent keeps what it
-#: learned when that is not ``theta`` (the committed per-arm estimates).
-ONE_RELEASE = frozenset({"private-etc"})
+#: Where an agent keeps what it learned when that is not ``theta`` (explore-then-commit: its per-arm estimates).
 LEARNED = {"private-etc": "arm_means"}
 #: Attributes that are not carried state (module docstring).
 NOT_CARRIED = frozenset({"_inside"})
@@ -177,7 +175,7 @@ def test_fixed_releases_give_the_same_carried_state_on_different_data(
 ) -> None:
     first, second = _streams(name)
     recorded = _run(name, first, monkeypatch)
-    releases = 1 if name in ONE_RELEASE else BATCHES
+    releases = 1 if getattr(agent_class(name), "single_release", False) else BATCHES  # explore-then-commit
     assert len(recorded["releases"][0]) >= releases, "every batch makes at least one release"
     # the test has power: the first run learned something, and without fixed releases the data do matter
     assert any(np.any(state[LEARNED.get(name, "theta")] != 0) for state in recorded["states"]), \
