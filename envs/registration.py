@@ -77,7 +77,7 @@ ENV_IDS: tuple[str, ...] = tuple(PRESETS)
 #: id -> kwargs of :class:`envs.classification.ClassificationBanditEnv`. ``Classification-v0`` takes the
 #: user's data (``X=``/``y=`` or ``path=``/``label=``); the others are scikit-learn's bundled data sets
 #: (rows x features, classes): digits 1,797 x 64, 10; wine 178 x 13, 3; breast cancer 569 x 30, 2;
-#: iris 150 x 4, 3. Defaults: users drawn i.i.d. from the rows, T = 10,000, standardised features, then
+#: iris 150 x 4, 3; imbalanced (generated, fixed seed) 5,000 x 12, 4. Defaults: users drawn i.i.d. from the rows, T = 10,000, standardised features, then
 #: centred unit-l2 rows [Fill] (docs/envs.md).
 CLASSIFICATION_PRESETS: dict[str, dict[str, Any]] = {
     "dpbandit/Classification-v0": {},
@@ -85,6 +85,9 @@ CLASSIFICATION_PRESETS: dict[str, dict[str, Any]] = {
     "dpbandit/Wine-v0": dict(dataset="wine"),
     "dpbandit/BreastCancer-v0": dict(dataset="breast_cancer"),
     "dpbandit/Iris-v0": dict(dataset="iris"),
+    # issue 29 item 1: make_classification(n_samples=5000, n_features=12, n_informative=6, n_redundant=2,
+    # n_classes=4, weights=[.55, .25, .15, .05], random_state=7): imbalanced classes, majority share 0.55
+    "dpbandit/ImbalancedClasses-v0": dict(dataset="imbalanced"),
 }
 #: The classification ids.
 CLASSIFICATION_IDS: tuple[str, ...] = tuple(CLASSIFICATION_PRESETS)

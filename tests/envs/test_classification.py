@@ -22,7 +22,8 @@ from envs.datasets import BUNDLED
 
 X_IRIS, Y_IRIS = load_iris(return_X_y=True)
 BUNDLED_IDS = {"dpbandit/Digits-v0": "digits", "dpbandit/Wine-v0": "wine",
-               "dpbandit/BreastCancer-v0": "breast_cancer", "dpbandit/Iris-v0": "iris"}
+               "dpbandit/BreastCancer-v0": "breast_cancer", "dpbandit/Iris-v0": "iris",
+               "dpbandit/ImbalancedClasses-v0": "imbalanced"}
 
 
 def rollout(env, seed: int, policy_seed: int, steps: int) -> dict[str, np.ndarray]:
@@ -185,6 +186,17 @@ def test_a_row_equal_to_the_mean_stays_zero_and_no_scaling_no_preprocess_keeps_r
     obs, info = raw.reset(seed=0)
     np.testing.assert_array_equal(obs, X[info["user_id"]])
     assert raw.observation_space.low.min() == -1.0 and raw.observation_space.high.max() == 3.0
+
+
+def test_the_imbalanced_data_set_is_issue_29s_make_classification_call() -> None:
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=5000, n_features=12, n_informative=6, n_redundant=2, n_classes=4,
+                               weights=[.55, .25, .15, .05], random_state=7)
+    got_X, got_y = envs.datasets.load_bundled("imbalanced")
+    np.testing.assert_array_equal(got_X, X)
+    np.testing.assert_array_equal(got_y, y)
+    assert np.bincount(y).max() / y.size == pytest.approx(0.5468)  # the majority share
 
 
 # ------------------------------------------------------------------------------ feature scaling (issue 29)
@@ -430,6 +442,7 @@ EXPECTED_RANGES = {
     "dpbandit/Wine-v0": (0.0, 1.0),
     "dpbandit/BreastCancer-v0": (0.0, 1.0),
     "dpbandit/Iris-v0": (0.0, 1.0),
+    "dpbandit/ImbalancedClasses-v0": (0.0, 1.0),
 }
 
 
