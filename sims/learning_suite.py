@@ -10,7 +10,8 @@ Settings (issue 23's table; the targets are for the recommended ``private`` agen
 - S5 ``HDBSection54-v0`` d = 5000, K = 10, T = 10^5 (5 seeds): ratio <= 0.40, time per round <= 3x random's,
   peak memory <= 2 GB;
 - S6 ``dpbandit/Digits-v0``, T = 10^4 and 10^5 (S6a, S6b): accuracy >= 0.60 and >= 0.85;
-- ``id:*``: every registered environment id at its defaults, T = 10^5 (``private`` only): the ratio's CI below 1.
+- ``id:*``: every registered environment id at its defaults, T = 10^5 (``private`` and the ``private-etc``
+  reference only): the ratio's CI below 1.
 
 Every private agent runs at its defaults: only ``epsilon = 1`` (and ``delta`` where the setting fixes it, S2);
 references are LinUCB (or shared-parameter LinUCB on per-arm features) and random play. A setting's agents are
@@ -57,6 +58,8 @@ from dpbandit.sweep.runner import default_store_dir, execute  # noqa: E402
 from dpbandit.sweep.store import Store  # noqa: E402
 
 RECOMMENDED = "private"
+#: The simple reference run beside it everywhere (issue 29 item 5: private explore-then-commit, best arm).
+BASELINE = "private-etc"
 #: Label of ``private`` with ``noise=False`` (the same algorithm without noise; issue 23 item 3).
 NOISE_OFF = "private-noise-off"
 
@@ -154,6 +157,7 @@ def agents_for(setting: Setting, chosen: list[str] | None, everyone: bool) -> tu
         private = [n for n in private_names() if fits(n, setting)]
     else:
         private = [RECOMMENDED + ("-perarm" if setting.per_arm else "")]
+        private += [BASELINE] if fits(BASELINE, setting) else []
     if chosen:
         private = [n for n in private if n in chosen]
     refs = ["shared-linucb", "random-perarm"] if setting.per_arm else ["linucb", "random"]
@@ -341,7 +345,7 @@ def main() -> None:
     parser.add_argument("--settings", nargs="*", help="setting names (S1 ... S6b, ids); default: all")
     parser.add_argument("--agents", nargs="*", help="private agents to run (default: every one)")
     parser.add_argument("--all-agents", action="store_true",
-                        help="every private agent on every setting (default: private only on the ids)")
+                        help="every private agent on every setting (default: private and private-etc only on the ids)")
     parser.add_argument("--report", action="store_true", help="compute nothing: tabulate the finished cells")
     parser.add_argument("--quick", action="store_true", help="T = 2000, 2 seeds")
     parser.add_argument(
@@ -392,7 +396,8 @@ def main() -> None:
             )
             + ". Every fitting private agent runs on "
             + ", ".join(s.name for s in settings if s.everyone or args.all_agents)
-            + "; the others run `private` and the references only (this page's compute budget; "
+            + f"; the others run `private`, the `{BASELINE}` reference and LinUCB / random only (this page's "
+            "compute budget; "
             "`--all-agents` runs every agent everywhere).\n\n"
         )
         mine = table[table["agent"].isin([RECOMMENDED, f"{RECOMMENDED}-perarm"])].copy()
