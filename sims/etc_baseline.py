@@ -78,6 +78,23 @@ def best_constant_regret(env_id: str, horizon: int, seeds: int, root: int) -> np
     return np.array(out)
 
 
+def exploration_lengths(seeds: int, root: int) -> pd.DataFrame:
+    """``private-etc`` at T = 10^4 with ``explore_fraction`` 0.02, 0.05, 0.2 against its default (per setting)."""
+    out = []
+    for label, env_id, horizon in SETTINGS:
+        if horizon != 10_000:
+            continue
+        etc = agent_class("private-etc")
+        factories = {"default": functools.partial(etc, epsilon=1.0), "random": agent_class("random"),
+                     **{f"{f:g} T": functools.partial(etc, epsilon=1.0, explore_fraction=f) for f in (0.02, 0.05, 0.2)}}
+        df = run(env_id, factories, n_seeds=seeds, root_seed=root, horizon=horizon, n_points=2, progress=False)
+        last = df[df["step"] == horizon]
+        regret = last.groupby("agent")["cumulative_regret"].mean()
+        metric = (regret / regret["random"]) if env_id == "dpbandit/HDBSection54-v0" else 1.0 - regret / horizon
+        out.append({"setting": label, **{k: metric[k] for k in ("0.02 T", "0.05 T", "default", "0.2 T")}})
+    return pd.DataFrame(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5)
@@ -106,6 +123,7 @@ def main() -> None:
             rows.append(row)
         print(pd.DataFrame(rows[-len(regret):]).to_string(index=False), flush=True)
     table = pd.DataFrame(rows)
+    lengths = exploration_lengths(args.seeds, args.root_seed)
     command = command_line()
     write_csv(table, RESULTS / "etc_baseline.csv", f"produced by: {command} (root seed {args.root_seed})")
     with open(RESULTS / "etc_baseline.md", "w") as fh:
@@ -113,7 +131,11 @@ def main() -> None:
             "# Private explore-then-commit, the simple reference\n\n"
             f"Command: `{command}` (root seed {args.root_seed}, {args.seeds} seeds, the same for every agent)\n\n"
             + __doc__.split("\n\n", 1)[1].split("Usage:")[0]
-            + markdown(table) + "\n"
+            + markdown(table) + "\n\n"
+            "## Exploration length of `private-etc`\n\n"
+            "Accuracy (regret ratio to random on S1) at T = 10^4 with the exploration a fixed fraction of T "
+            "against the default `ceil(K^(1/3) T^(2/3))` (5.9% of T at K = 2, 6.7% at K = 3, 7.4% at K = 4, 10% "
+            "at K = 10); same seeds (the agent's coins are keyed by its label, so `default` differs from `private-etc` above by its coins only).\n\n" + markdown(lengths) + "\n"
         )
 
 
