@@ -1,7 +1,8 @@
 """Real data as bandits (issue 22): every registered agent on scikit-learn's four bundled data sets.
 
 Each data set is a K-armed contextual bandit in the protocol of Bietti, Agarwal & Langford ("A Contextual
-Bandit Bake-off", JMLR 2021): the context is a row's features (centred, rows scaled to unit l2 norm), the arms
+Bandit Bake-off", JMLR 2021): the context is a row's features (each feature standardised, then centred, rows
+scaled to unit l2 norm: the environments' defaults since issue 29), the arms
 are the classes, the reward is 1 for the true class and 0 otherwise. Users arrive i.i.d. from the rows (the
 population model; ``envs/classification.py``). Since the expected rewards are the one-hot row, pseudo-regret
 counts the mistakes and the accuracy is ``1 - regret / T``.
@@ -274,7 +275,9 @@ def main() -> None:
         fh.write(
             "Data: scikit-learn's bundled data sets (nothing downloaded): "
             + "; ".join(f"`{k}` {v}" for k, v in DATASETS.items())
-            + ". Features centred and rows scaled to unit l2 norm; users drawn i.i.d. from the rows; reward 1 "
+            + ". Each feature standardised, then features centred and rows scaled to unit l2 norm (the defaults "
+            "since issue 29; `results/real_data_scaling.md` compares with the earlier preprocessing); users drawn "
+            "i.i.d. from the rows; reward 1 "
             f"for the true class. {seeds} seeds per cell. `epsilon` is the accountant's (dp-accounting) at "
             "`delta` = 1/T, next to the target; accuracy = 1 - regret / T (the expected rewards are the one-hot "
             "row); the ratio is each seed's final regret over random play's on the same seed, 95% t-intervals "
