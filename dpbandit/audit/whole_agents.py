@@ -94,7 +94,10 @@ releases contain the audited user). Both copies are expected to be flagged; what
 calculation says each can reach is in results/privacy_audit.md. Explore-then-commit (``private-etc``)
 releases once, at the end of its first batch (the exploration), and learns nothing later: its design has no
 warm-up, the probes read the arm it commits to (a sign test on the released per-arm sums), and its
-``/user-released-twice`` copy is expected to **pass** (the second copy enters no release).
+``/user-released-twice`` copy is expected to **pass** (the second copy enters no release). What later users
+see of it is one binary choice, so its ``/noise-divided-by-4`` copy is hard to flag (lower bound 1.87 against
+the claim 2 at 2,000 runs per side, seed 11); its calibration is checked on the noise it draws
+(``tests/agents/batched/test_etc.py``).
 
 Audit options of the agents (``OPTIONS``), each a shipped configuration that keeps the audited calibration:
 screening and peeling keep every coordinate (``threshold = 0``: at d = 2 their thresholds would zero the
