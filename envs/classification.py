@@ -15,6 +15,7 @@ preprocessing: :mod:`envs.datasets`.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,10 +148,16 @@ class ClassificationProblem:
                 f"row at most once; got horizon={horizon}. Use sampling='iid' (rows drawn with replacement) "
                 "for longer runs."
             )
+        scaled = datasets.scale_features(features, standardize, feature_scale, feature_bounds)
+        if scaling in ("feature_scale", "feature_bounds") and preprocess is not None:
+            warnings.warn(
+                f"{scaling}= gives public feature scales, but preprocess={preprocess!r} still centres the "
+                "features with means fitted on every row (not private); pass preprocess=None for a "
+                "preprocessing that uses public constants only (docs/envs.md, 'Privacy caveat').",
+                stacklevel=3,
+            )
         return cls(
-            features=_frozen(datasets.preprocess(
-                datasets.scale_features(features, standardize, feature_scale, feature_bounds), preprocess
-            )),
+            features=_frozen(datasets.preprocess(scaled, preprocess)),
             labels=_frozen(labels),
             reward_matrix=_frozen(matrix),
             sampling=sampling,

@@ -240,7 +240,8 @@ def test_public_feature_scale_and_bounds_are_used_exactly() -> None:
     exact = ClassificationBanditEnv(X, y, feature_bounds=(X.min(axis=0), X.max(axis=0)), preprocess=None)
     np.testing.assert_allclose(exact.features.min(axis=0), -1.0, atol=1e-15)
     np.testing.assert_allclose(exact.features.max(axis=0), 1.0, atol=1e-15)
-    with_rows = ClassificationBanditEnv(X, y, feature_scale=(mean, std))  # then centred unit-norm rows
+    with pytest.warns(UserWarning, match=r"feature_scale= gives public.*preprocess='center-l2'.*preprocess=None"):
+        with_rows = ClassificationBanditEnv(X, y, feature_scale=(mean, std))  # then centred unit-norm rows
     centred = (X - mean) / std - ((X - mean) / std).mean(axis=0)
     np.testing.assert_allclose(with_rows.features, centred / np.linalg.norm(centred, axis=1)[:, None], atol=1e-12)
 
