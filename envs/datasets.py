@@ -202,7 +202,7 @@ def check_data(X: Any, y: Any, columns: list[str] | None = None) -> tuple[np.nda
 
 
 def preprocess(X: np.ndarray, method: str | None) -> np.ndarray:
-    """Preprocessed copy of ``X`` (n, d): ``"center-l2"`` (centre features, unit-l2 rows) or ``None`` (as given).
+    """Preprocessed copy of ``X`` (n, d): ``"center-l2"`` (centre features, unit-l2 rows) or ``None`` (as is).
 
     [Fill] fitted on the whole data set (module doc). Rows that are zero after centring stay zero.
     """
@@ -217,19 +217,24 @@ def preprocess(X: np.ndarray, method: str | None) -> np.ndarray:
 def _pair(name: str, value: Any, dim: int) -> tuple[np.ndarray, np.ndarray]:
     """``value`` as two finite ``(dim,)`` float64 arrays; errors name ``name``."""
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise ValueError(f"Expected {name} to be a pair of arrays of shape ({dim},), got {type(value).__name__}.")
-    first, second = (_validate.finite_array(**{f"{name}[{i}]": part}, shape=(dim,)) for i, part in enumerate(value))
+        raise ValueError(
+            f"Expected {name} to be a pair of arrays of shape ({dim},), got {type(value).__name__}."
+        )
+    first, second = (
+        _validate.finite_array(**{f"{name}[{i}]": part}, shape=(dim,)) for i, part in enumerate(value)
+    )
     return first, second
 
 
 def check_scaling(
     dim: int, standardize: bool, feature_scale: Any = None, feature_bounds: Any = None
 ) -> tuple[str, tuple[np.ndarray, np.ndarray] | None]:
-    """Validated feature scaling: ``(kind, constants)`` with ``kind`` one of ``"fitted"``, ``"feature_scale"``,
-    ``"feature_bounds"`` or ``"none"``, ``constants`` the public pair (or ``None``).
+    """Validated feature scaling: ``(kind, constants)`` with ``kind`` one of ``"fitted"``,
+    ``"feature_scale"``, ``"feature_bounds"`` or ``"none"``, ``constants`` the public pair (or ``None``).
 
-    ``feature_scale = (mean, std)``: two finite ``(dim,)`` arrays, ``std > 0``; ``feature_bounds = (low, high)``:
-    two finite ``(dim,)`` arrays, ``high > low``. At most one of them, and neither with ``standardize=False``.
+    ``feature_scale = (mean, std)``: two finite ``(dim,)`` arrays, ``std > 0``;
+    ``feature_bounds = (low, high)``: two finite ``(dim,)`` arrays, ``high > low``. At most one of them, and
+    neither with ``standardize=False``.
     """
     if not isinstance(standardize, (bool, np.bool_)):
         raise TypeError(f"Expected standardize to be True or False, got {standardize!r}.")
@@ -245,14 +250,17 @@ def check_scaling(
         mean, std = _pair("feature_scale", feature_scale, dim)
         if not np.all(std > 0):
             bad = int(np.flatnonzero(~(std > 0))[0])
-            raise ValueError(f"Expected feature_scale[1] (std) > 0 everywhere, got {std[bad]} at feature {bad}.")
+            raise ValueError(
+                f"Expected feature_scale[1] (std) > 0 everywhere, got {std[bad]} at feature {bad}."
+            )
         return "feature_scale", (mean, std)
     if feature_bounds is not None:
         low, high = _pair("feature_bounds", feature_bounds, dim)
         if not np.all(high > low):
             bad = int(np.flatnonzero(~(high > low))[0])
             raise ValueError(
-                f"Expected feature_bounds high > low everywhere, got low={low[bad]}, high={high[bad]} at feature {bad}."
+                "Expected feature_bounds high > low everywhere, "
+                f"got low={low[bad]}, high={high[bad]} at feature {bad}."
             )
         return "feature_bounds", (low, high)
     return "fitted", None
@@ -277,7 +285,8 @@ def scale_features(
         if outside.any():
             rows, cols = np.nonzero(outside)
             raise ValueError(
-                f"Expected every feature inside feature_bounds: {outside.sum()} values are outside, the first "
+                f"Expected every feature inside feature_bounds: {outside.sum()} values are outside, "
+                "the first "
                 f"at row {rows[0]}, feature {cols[0]} ({X[rows[0], cols[0]]} not in "
                 f"[{low[cols[0]]}, {high[cols[0]]}]). Widen the bounds (nothing is clipped)."
             )

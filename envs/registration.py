@@ -77,8 +77,8 @@ ENV_IDS: tuple[str, ...] = tuple(PRESETS)
 #: id -> kwargs of :class:`envs.classification.ClassificationBanditEnv`. ``Classification-v0`` takes the
 #: user's data (``X=``/``y=`` or ``path=``/``label=``); the others are scikit-learn's bundled data sets
 #: (rows x features, classes): digits 1,797 x 64, 10; wine 178 x 13, 3; breast cancer 569 x 30, 2;
-#: iris 150 x 4, 3; imbalanced (generated, fixed seed) 5,000 x 12, 4. Defaults: users drawn i.i.d. from the rows, T = 10,000, standardised features, then
-#: centred unit-l2 rows [Fill] (docs/envs.md).
+#: iris 150 x 4, 3; imbalanced (generated, fixed seed) 5,000 x 12, 4. Defaults: users drawn i.i.d. from
+#: the rows, T = 10,000, standardised features, then centred unit-l2 rows [Fill] (docs/envs.md).
 CLASSIFICATION_PRESETS: dict[str, dict[str, Any]] = {
     "dpbandit/Classification-v0": {},
     "dpbandit/Digits-v0": dict(dataset="digits"),

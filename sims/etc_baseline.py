@@ -1,9 +1,9 @@
-"""The simple reference (issue 29, item 5): private explore-then-commit against ``private``, LinUCB and a constant.
+"""The simple reference (issue 29, item 5): private explore-then-commit against ``private`` and LinUCB.
 
-Agents, every private one at its defaults with epsilon = 1 (delta the agent's default ``min(1e-5, 1/(10 T))``):
+Agents, every private one at its defaults with epsilon = 1 (delta the agent's default ``min(1e-5, 1/(10T))``):
 
-* ``private-etc``: uniform exploration for ``ceil(K^(1/3) T^(2/3))`` rounds, one Gaussian release of the per-arm
-  reward sums, then the best arm (``dpbandit/agents/batched/etc.py``);
+* ``private-etc``: uniform exploration for ``ceil(K^(1/3) T^(2/3))`` rounds, one Gaussian release of the
+  per-arm reward sums, then the best arm (``dpbandit/agents/batched/etc.py``);
 * ``etc-ridge``: the context-greedy explore-then-commit, ``batched-ridge`` with ``first_batch`` the same
   exploration and ``batch_ratio = T`` (no second batch ends before T: one release of each arm's Gram and
   ``sum x r``, then greedy ridge), measured to decide which form ships;
@@ -79,18 +79,21 @@ def best_constant_regret(env_id: str, horizon: int, seeds: int, root: int) -> np
 
 
 def exploration_lengths(seeds: int, root: int) -> pd.DataFrame:
-    """``private-etc`` at T = 10^4 with ``explore_fraction`` 0.02, 0.05, 0.2 against its default (per setting)."""
+    """``private-etc`` at T = 10^4 with ``explore_fraction`` 0.02, 0.05, 0.2 against its default."""
     out = []
     for label, env_id, horizon in SETTINGS:
         if horizon != 10_000:
             continue
         etc = agent_class("private-etc")
         factories = {"default": functools.partial(etc, epsilon=1.0), "random": agent_class("random"),
-                     **{f"{f:g} T": functools.partial(etc, epsilon=1.0, explore_fraction=f) for f in (0.02, 0.05, 0.2)}}
-        df = run(env_id, factories, n_seeds=seeds, root_seed=root, horizon=horizon, n_points=2, progress=False)
+                     **{f"{f:g} T": functools.partial(etc, epsilon=1.0, explore_fraction=f)
+                        for f in (0.02, 0.05, 0.2)}}
+        df = run(env_id, factories, n_seeds=seeds, root_seed=root, horizon=horizon, n_points=2,
+                 progress=False)
         last = df[df["step"] == horizon]
         regret = last.groupby("agent")["cumulative_regret"].mean()
-        metric = (regret / regret["random"]) if env_id == "dpbandit/HDBSection54-v0" else 1.0 - regret / horizon
+        s1 = env_id == "dpbandit/HDBSection54-v0"
+        metric = regret / regret["random"] if s1 else 1.0 - regret / horizon
         out.append({"setting": label, **{k: metric[k] for k in ("0.02 T", "0.05 T", "default", "0.2 T")}})
     return pd.DataFrame(out)
 
@@ -129,13 +132,15 @@ def main() -> None:
     with open(RESULTS / "etc_baseline.md", "w") as fh:
         fh.write(
             "# Private explore-then-commit, the simple reference\n\n"
-            f"Command: `{command}` (root seed {args.root_seed}, {args.seeds} seeds, the same for every agent)\n\n"
+            f"Command: `{command}` (root seed {args.root_seed}, {args.seeds} seeds, the same for every "
+            "agent)\n\n"
             + __doc__.split("\n\n", 1)[1].split("Usage:")[0]
             + markdown(table) + "\n\n"
             "## Exploration length of `private-etc`\n\n"
             "Accuracy (regret ratio to random on S1) at T = 10^4 with the exploration a fixed fraction of T "
-            "against the default `ceil(K^(1/3) T^(2/3))` (5.9% of T at K = 2, 6.7% at K = 3, 7.4% at K = 4, 10% "
-            "at K = 10); same seeds (the agent's coins are keyed by its label, so `default` differs from `private-etc` above by its coins only).\n\n" + markdown(lengths) + "\n"
+            "against the default `ceil(K^(1/3) T^(2/3))` (5.9% of T at K = 2, 6.7% at K = 3, 7.4% at K = 4, "
+            "10% at K = 10); same seeds (the agent's coins are keyed by its label, so `default` differs from "
+            "`private-etc` above by its coins only).\n\n" + markdown(lengths) + "\n"
         )
 
 

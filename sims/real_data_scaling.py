@@ -1,4 +1,4 @@
-"""Feature standardisation before / after (issue 29, item 2): LinUCB and ``private`` on the four bundled data sets.
+"""Feature standardisation before / after (issue 29, item 2): LinUCB and ``private`` on the bundled data sets.
 
 The bundled data sets are preprocessed by default as: each feature standardised over the data set (issue 29),
 then centred rows scaled to unit l2 norm. ``standardize=False`` is the preprocessing before issue 29 (centred
@@ -31,8 +31,8 @@ from dpbandit.harness import run, t_interval  # noqa: E402
 from envs.datasets import load_bundled  # noqa: E402
 
 #: Bundled data set name of each id (the ``dataset=`` its preset passes).
-NAMES = {"dpbandit/Digits-v0": "digits", "dpbandit/Wine-v0": "wine", "dpbandit/BreastCancer-v0": "breast_cancer",
-         "dpbandit/Iris-v0": "iris"}
+NAMES = {"dpbandit/Digits-v0": "digits", "dpbandit/Wine-v0": "wine",
+         "dpbandit/BreastCancer-v0": "breast_cancer", "dpbandit/Iris-v0": "iris"}
 
 
 def accuracies(env_id: str, agents: list[str], horizon: int, seeds: int, root: int) -> pd.DataFrame:
@@ -88,15 +88,17 @@ def main() -> None:
     table = summary(raw)
     command = command_line()
     RESULTS.mkdir(exist_ok=True)
-    write_csv(table, RESULTS / "real_data_scaling.csv", f"produced by: {command} (root seed {args.root_seed})")
+    write_csv(table, RESULTS / "real_data_scaling.csv",
+              f"produced by: {command} (root seed {args.root_seed})")
     with open(RESULTS / "real_data_scaling.md", "w") as fh:
         fh.write(
             "# Feature standardisation on the bundled data sets: before / after\n\n"
             f"Command: `{command}` (root seed {args.root_seed}, seeds `SeedSequence({args.root_seed}).spawn"
             f"({args.seeds})`, the same seeds before and after)\n\n"
-            "`before`: `standardize=False` (centred rows scaled to unit l2 norm: the default before issue 29); "
-            "`after`: the default now (each feature standardised over the data set first). Accuracy = 1 - "
-            "regret / T. `private` at its defaults, epsilon = 1, delta = 1/T; `majority_share` is the accuracy "
+            "`before`: `standardize=False` (centred rows scaled to unit l2 norm: the default before issue "
+            "29); `after`: the default now (each feature standardised over the data set first). Accuracy = "
+            "1 - regret / T. `private` at its defaults, epsilon = 1, delta = 1/T; `majority_share` is the "
+            "accuracy "
             "of always guessing the most frequent class. `gain` = after - before, paired by seed, 95% "
             "t-interval. Targets (issue 29): `private` at T = 10^4: wine >= 0.93, breast cancer >= 0.94.\n\n"
             + markdown(table) + "\n"

@@ -240,10 +240,12 @@ def test_public_feature_scale_and_bounds_are_used_exactly() -> None:
     exact = ClassificationBanditEnv(X, y, feature_bounds=(X.min(axis=0), X.max(axis=0)), preprocess=None)
     np.testing.assert_allclose(exact.features.min(axis=0), -1.0, atol=1e-15)
     np.testing.assert_allclose(exact.features.max(axis=0), 1.0, atol=1e-15)
-    with pytest.warns(UserWarning, match=r"feature_scale= gives public.*preprocess='center-l2'.*preprocess=None"):
+    warning = r"feature_scale= gives public.*preprocess='center-l2'.*preprocess=None"
+    with pytest.warns(UserWarning, match=warning):
         with_rows = ClassificationBanditEnv(X, y, feature_scale=(mean, std))  # then centred unit-norm rows
     centred = (X - mean) / std - ((X - mean) / std).mean(axis=0)
-    np.testing.assert_allclose(with_rows.features, centred / np.linalg.norm(centred, axis=1)[:, None], atol=1e-12)
+    np.testing.assert_allclose(with_rows.features, centred / np.linalg.norm(centred, axis=1)[:, None],
+                               atol=1e-12)
 
 
 def test_bad_feature_scaling_is_refused_naming_the_parameter() -> None:
@@ -251,14 +253,17 @@ def test_bad_feature_scaling_is_refused_naming_the_parameter() -> None:
     ones, zeros = np.ones(d), np.zeros(d)
     cases = [
         (dict(feature_scale=(zeros, np.ones(3))), r"feature_scale\[1\] of shape \(4,\), got \(3,\)"),
-        (dict(feature_scale=(zeros, np.r_[1.0, 0.0, 1.0, 1.0])), r"feature_scale\[1\] \(std\) > 0.*feature 1"),
+        (dict(feature_scale=(zeros, np.r_[1.0, 0.0, 1.0, 1.0])),
+         r"feature_scale\[1\] \(std\) > 0.*feature 1"),
         (dict(feature_scale=(np.r_[np.nan, 0, 0, 0], ones)), r"feature_scale\[0\] to be finite"),
         (dict(feature_scale=zeros), "feature_scale to be a pair"),
         (dict(feature_bounds=(ones, ones)), r"feature_bounds high > low.*feature 0"),
         (dict(feature_bounds=(zeros, np.r_[1.0, 1.0, 1.0, np.inf])), r"feature_bounds\[1\] to be finite"),
-        (dict(feature_bounds=(zeros, ones)), r"inside feature_bounds.*row 0, feature 0 \(5\.1 not in \[0\.0, 1\.0\]\)"),
+        (dict(feature_bounds=(zeros, ones)),
+         r"inside feature_bounds.*row 0, feature 0 \(5\.1 not in \[0\.0, 1\.0\]\)"),
         (dict(feature_scale=(zeros, ones), feature_bounds=(zeros, ones)), "at most one of feature_scale and"),
-        (dict(feature_scale=(zeros, ones), standardize=False), "feature_scale= .*contradicts standardize=False"),
+        (dict(feature_scale=(zeros, ones), standardize=False),
+         "feature_scale= .*contradicts standardize=False"),
         (dict(standardize="no"), "standardize to be True or False"),
     ]
     for options, message in cases:
@@ -362,7 +367,9 @@ def test_bad_sources_and_options_are_rejected(tmp_path) -> None:
 @pytest.mark.parametrize("standardize", [True, False])
 @pytest.mark.parametrize("preprocess", ["center-l2", None])
 @pytest.mark.parametrize("env_id", sorted(envs.CLASSIFICATION_IDS))
-def test_check_env_passes_on_every_classification_id(env_id: str, preprocess: str | None, standardize: bool) -> None:
+def test_check_env_passes_on_every_classification_id(
+    env_id: str, preprocess: str | None, standardize: bool
+) -> None:
     data = dict(X=X_IRIS, y=Y_IRIS) if env_id == "dpbandit/Classification-v0" else {}
     env = gym.make(env_id, horizon=50, preprocess=preprocess, standardize=standardize, **data)
     with warnings.catch_warnings(record=True) as caught:

@@ -29,7 +29,8 @@ def test_docstring_examples_run() -> None:
 
 
 def test_public_bounds_example_runs_and_uses_the_bounds() -> None:
-    block = next(b for b in re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S) if "feature_bounds" in b)
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
+    block = next(b for b in blocks if "feature_bounds" in b)
     namespace: dict = {}
     exec(compile(block, str(DOC), "exec"), namespace)
     env = namespace["env"].unwrapped

@@ -4,12 +4,12 @@ Explore-then-commit (ETC; Lattimore and Szepesvari, "Bandit Algorithms", 2020, C
 
 1. **explore**: play the arms uniformly at random for the first ``m`` rounds (``first_batch``);
 2. **release once**: at round ``m``, one Gaussian release of each arm's sum of clipped, centred rewards
-   ``S_a = sum_{t <= m, a_t = a} clip(r_t - c, -B, B)`` (:class:`~dpbandit.privacy.release.BlockGaussianRelease`,
-   PLD-calibrated to (epsilon, delta));
+   ``S_a = sum_{t <= m, a_t = a} clip(r_t - c, -B, B)``
+   (:class:`~dpbandit.privacy.release.BlockGaussianRelease`, PLD-calibrated to (epsilon, delta));
 3. **commit**: play ``argmax_a c + S~_a / max(n_a, 1)`` in every later round, learning nothing more.
 
-It is built on the batched-agent skeleton (:class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent`): the
-exploration is its first batch, in which ``theta = 0`` makes every arm tie, so the skeleton's uniform
+It is built on the batched-agent skeleton (:class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent`):
+the exploration is its first batch, in which ``theta = 0`` makes every arm tie, so the skeleton's uniform
 tie-breaking stream plays each round's arm uniformly at random; the release at the end of that batch is the
 only one. The context is read by nothing: this is the best-arm (per-arm constant) policy, which on a
 classification bandit is the private majority class.
@@ -18,8 +18,8 @@ classification bandit is the private majority class.
 tie-breaking stream, whatever the contexts and rewards (every score is exactly 0), so ``n_a``, the number of
 exploration rounds on arm ``a``, is a function of the agent's coins and (with user ids) of the public id
 sequence, not of any user's record: dividing by the exact ``n_a`` is post-processing. Only ``S`` carries data.
-Noised counts would spend budget on public numbers (the base class's ``counts`` and adaptive-clipping blocks are
-therefore not released: with one release nothing could use an updated clip).
+Noised counts would spend budget on public numbers (the base class's ``counts`` and adaptive-clipping
+blocks are therefore not released: with one release nothing could use an updated clip).
 
 **Sensitivity of ``S``** (replace-one user record ``(x, a, r) -> (x', a', r')`` in the exploration batch):
 
@@ -27,9 +27,9 @@ therefore not released: with one release nothing could use an updated clip).
   case in general): ``|clip(r - c) - clip(r' - c)| <= 2 B``, attained by ``r - c >= B`` and ``r' - c <= -B``;
 * another arm: two coordinates move by at most ``B`` each: ``sqrt(2) B < 2 B``;
 
-so ``Delta_S = 2 B`` (l2), and the noise is ``N(0, (z 2 B)^2)`` per arm, ``z`` the Gaussian noise multiplier of
-(epsilon, delta). Later rounds enter no statistic, so the whole run is (epsilon, delta)-JDP (billboard lemma:
-each user's action is a function of their own context, the agent's coins and the one release).
+so ``Delta_S = 2 B`` (l2), and the noise is ``N(0, (z 2 B)^2)`` per arm, ``z`` the Gaussian noise multiplier
+of (epsilon, delta). Later rounds enter no statistic, so the whole run is (epsilon, delta)-JDP (billboard
+lemma: each user's action is a function of their own context, the agent's coins and the one release).
 
 Defaults:
 
@@ -53,9 +53,11 @@ from __future__ import annotations
 import dataclasses
 import math
 from typing import TYPE_CHECKING, ClassVar
+
 import numpy as np
 
 from dpbandit import _validate
+from dpbandit.agents.batched.clipping import check_rewards
 from dpbandit.agents.batched.gaussian import GaussianBatchedAgent
 from dpbandit.privacy.release import BlockGaussianRelease
 
@@ -71,10 +73,11 @@ def default_exploration(n_arms: int, horizon: int) -> int:
 
 
 class PrivateExploreThenCommit(GaussianBatchedAgent):
-    """Uniform exploration, one Gaussian release of the per-arm reward sums, then the best arm (module docstring).
+    """Uniform exploration, one Gaussian release of the per-arm reward sums, then the best arm (module doc).
 
     Args:
-        n_arms, dim, rng, horizon: the Agent contract; ``horizon`` is required (the exploration is a fraction of T).
+        n_arms, dim, rng, horizon: the Agent contract; ``horizon`` is required (the exploration is a
+            fraction of T).
         epsilon, delta: the (epsilon, delta)-JDP target (``delta`` defaults to ``min(1e-5, 1 / (10 T))``).
         first_batch: exploration rounds ``m`` (1 <= m <= T); default ``ceil(K^(1/3) T^(2/3))``.
         explore_fraction: exploration as a fraction of T, in (0, 1]: ``m = ceil(fraction T)`` (not with
@@ -158,7 +161,9 @@ class PrivateExploreThenCommit(GaussianBatchedAgent):
 
     # -- explore, release once, commit -----------------------------------------------------------
     def _observe(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
-        if not self.committed:  # after the commitment no round enters any statistic
+        if self.committed:  # after the commitment no round enters any statistic (the range still holds)
+            check_rewards(rewards, self.reward_range)
+        else:
             super()._observe(rows, models, rewards)
 
     def _end_batch(self) -> None:
@@ -181,5 +186,6 @@ class PrivateExploreThenCommit(GaussianBatchedAgent):
             return None
         return dataclasses.replace(guarantee, mechanism=(
             f"{type(self).__name__}: one Gaussian release of the per-arm reward sums of the first "
-            f"{self.schedule.first} rounds (uniform exploration); exact exploration counts (public: the agent's coins)"
+            f"{self.schedule.first} rounds (uniform exploration); exact exploration counts (public: the "
+            "agent's coins)"
         ))

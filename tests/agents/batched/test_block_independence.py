@@ -84,5 +84,5 @@ def test_agents_release_objects_draw_independent_blocks(name: str) -> None:
     [released] = [out for kind, out in recorder.outputs if kind == "block_gaussian"]
     values = {b: np.zeros(np.shape(v)) for b, v in released.items()}
     sensitivities = agent.sensitivities()
-    assert sum(np.size(v) for v in values.values()) >= 3  # pairs of coordinates to test (within one block too)
+    assert sum(np.size(v) for v in values.values()) >= 3  # coordinate pairs to test (within a block too)
     _assert_independent(*_standardised(agent.release, values, sensitivities, 2), name)

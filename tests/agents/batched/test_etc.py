@@ -8,8 +8,8 @@ import math
 import dp_accounting
 import numpy as np
 import pytest
-
 from batched_helpers import Recorder, assert_scale, rounds
+
 from dpbandit.agents.batched.etc import PrivateExploreThenCommit, default_exploration
 from dpbandit.privacy import accounting
 
@@ -42,8 +42,8 @@ def test_sensitivity_of_the_sums_holds_and_is_attained() -> None:
 
 
 def test_drawn_noise_has_the_stated_scale_and_gives_the_reported_epsilon() -> None:
-    """Noise actually added to the sums over many one-release runs: N(0, (z 2B)^2) with z the reported multiplier
-    (halved and doubled noise rejected); the epsilon recomputed from the drawn noise equals the reported one."""
+    """Noise actually added to the sums over many one-release runs: N(0, (z 2B)^2), z and B derived here
+    (halved and doubled noise rejected); the epsilon recomputed from the drawn noise is the reported one."""
     K, T, m = 4, 400, 40
     derived = 2 * 0.5  # 2B, B = the half-width of the declared range [0, 1]
     z = accounting.gaussian_sigma(1.0, 1e-5)  # the multiplier of (1, 1e-5), computed here
@@ -96,14 +96,15 @@ def test_one_release_then_commits_to_the_best_arm() -> None:
     for seed in range(20):
         data = np.random.default_rng(seed)
         rewards = (data.uniform(size=(T, K)) < means).astype(float)
-        agent = PrivateExploreThenCommit(K, 2, rng=np.random.default_rng(seed), horizon=T, reward_range=(0, 1))
+        agent = PrivateExploreThenCommit(K, 2, rng=np.random.default_rng(seed), horizon=T,
+                                         reward_range=(0, 1))
         rec = Recorder(agent)
         actions = agent.play_block(np.zeros((T, 2)), rewards)
         m = agent.schedule.first
         assert m == default_exploration(K, T) == 422 and len(rec.calls) == 1 and agent.committed
         best += int(actions[-1] == 2)
-        quiet = PrivateExploreThenCommit(K, 2, rng=np.random.default_rng(seed), horizon=T, reward_range=(0, 1),
-                                         noise=False)
+        quiet = PrivateExploreThenCommit(K, 2, rng=np.random.default_rng(seed), horizon=T,
+                                         reward_range=(0, 1), noise=False)
         quiet_actions = quiet.play_block(np.zeros((T, 2)), rewards)
         explored = quiet_actions[:m]
         empirical = [rewards[:m][explored == a, a].mean() for a in range(K)]
@@ -151,5 +152,5 @@ def test_validation(kwargs, match) -> None:
     options = {"n_arms": 2, "horizon": 1_000, **kwargs}
     with pytest.raises((ValueError, TypeError), match=match):
         PrivateExploreThenCommit(options.pop("n_arms"), 3, rng=np.random.default_rng(0), **options)
-    with pytest.raises(TypeError, match="aux_share"):  # options of the adaptive agents are not silently ignored
+    with pytest.raises(TypeError, match="aux_share"):  # adaptive agents' options are not silently ignored
         PrivateExploreThenCommit(2, 3, rng=np.random.default_rng(0), horizon=100, aux_share=0.1)

@@ -35,7 +35,7 @@ COMMON = {"epsilon": 1.0, "delta": 0.01, "first_batch": 32}
 OPTIONS = {"fliphat": {"adaptive_clipping": True}, "fliphat-disjoint": {"adaptive_clipping": True},
            "batched-peeling-perarm": {"threshold": 1.0},  # learns something within 480 rounds
            "private-perarm": {"fdr": 0.9}}  # its screen keeps some coordinates within 480 rounds
-#: Where an agent keeps what it learned when that is not ``theta`` (explore-then-commit: its per-arm estimates).
+#: Where an agent keeps what it learned when not in ``theta`` (explore-then-commit: its per-arm estimates).
 LEARNED = {"private-etc": "arm_means"}
 #: Attributes that are not carried state (module docstring).
 NOT_CARRIED = frozenset({"_inside"})
