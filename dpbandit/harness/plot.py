@@ -46,6 +46,7 @@ COLOURS: dict[str, str] = {
     "fliphat-disjoint": "#dbdb8d",
     "private": "#000000",
     "private-perarm": "#000000",
+    "private-etc": "#17becf",
 }
 #: Colours for unregistered names: saturated, no greys (the random agent's). Two names may share one (a hash);
 #: the legend label tells them apart.
