@@ -10,11 +10,14 @@ resumable grid (docs/sweeps.md) and ``dpbandit report DIR`` turns its store into
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import os
 import sys
 import tempfile
 import textwrap
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +48,16 @@ REWARD_NOTE = (
     "Look at reward_gain_over_random: above 0, with its CI above 0, means an agent earns more reward per "
     "round than random on the same seeds."
 )
+#: The line printed when no random agent ran (no reference column in the table).
+NO_REFERENCE_NOTE = (
+    "Look at final_regret_mean (lower is better; avg_reward_mean, higher is better, without expected "
+    "rewards). Add random (random-perarm on per-arm features) to --agents for ratio_to_random."
+)
+#: The line printed when random's regret is 0 on every seed (the ratio is undefined).
+UNDEFINED_RATIO_NOTE = (
+    "ratio_to_random is undefined ('-'): random's final regret is 0 on every seed, so every arm is as good "
+    "as every other and no agent can do better than random here (final_regret_mean says the same)."
+)
 
 EXAMPLES = """examples (times on 2 cores):
   dpbandit                                 # the default comparison (10-30 s)
@@ -52,7 +65,8 @@ EXAMPLES = """examples (times on 2 cores):
   dpbandit run --agents linucb,greedy,random --env dpbandit/LinearBandit-v0 --horizon 5000   # about 10 s
   dpbandit run --agents batched-screening,dphdb,random --agent linucb:alpha=0.5,regularization=2 --epsilon 0.5
   dpbandit run --env dpbandit/Digits-v0 --agents private:max_rounds_per_user=5,linucb,random
-  dpbandit run --env mymodule:MyBandit --agents linucb,random   # your own Gymnasium environment
+  dpbandit run --env mymodule:MyBandit --agents linucb,random   # your own environment (run from its folder)
+  dpbandit list                            # every agent and environment, with its defaults
   dpbandit sweep examples/sweep_small.toml # a resumable grid, about a minute (docs/sweeps.md)
 """
 
@@ -73,6 +87,53 @@ def _check_out_dir(out: Path) -> Path:
         if (out / name).is_dir():
             raise ValueError(f"Expected --out={str(out)!r}/{name} to be a file name, but it is a folder.")
     return out
+
+
+#: The lock file of a job writing into an ``--out`` folder (removed when the job ends).
+LOCK = ".dpbandit.lock"
+
+
+@contextlib.contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """Hold ``out/.dpbandit.lock`` while a job writes there; refuse, naming ``--out``, if another live job
+    holds it (a lock left by a job that died is taken over)."""
+    lock = out / LOCK
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            holder = _lock_holder(lock)
+            if holder is not None:
+                raise ValueError(
+                    f"Expected --out={str(out)!r} to be free, but another dpbandit job (process {holder}) is "
+                    f"writing there; give this job another --out (or wait; {lock} goes when that job ends)."
+                ) from None
+            lock.unlink(missing_ok=True)  # stale: its job is gone
+            continue
+        with os.fdopen(fd, "w") as handle:
+            handle.write(str(os.getpid()))
+        break
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def _lock_holder(lock: Path) -> int | None:
+    """The live process that holds ``lock``, or ``None`` (stale or unreadable lock)."""
+    try:
+        pid = int(lock.read_text().strip() or 0)
+    except (OSError, ValueError):
+        return None
+    if pid <= 0:
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:  # alive, another user's
+        return pid
+    return pid
 
 
 def _agent_specs(args: argparse.Namespace) -> list[str]:
@@ -107,6 +168,42 @@ def _registered_taking(option: str) -> list[str]:
 
     accepted = {name: accepted_options(agent_class(name)) for name in AGENTS}
     return [name for name, options in accepted.items() if options is None or option in options]
+
+
+def _check_observation_models(specs: list[str], env: str, observation_model: str) -> None:
+    """On per-arm features, refuse shared-context agents before any work, naming their per-arm forms."""
+    from dpbandit.agents import agent_class
+    from dpbandit.harness.catalogue import per_arm_form
+
+    if observation_model != "per_arm":
+        return
+    names = [spec.partition(":")[0].strip() for spec in specs]
+    shared = [name for name in names if agent_class(name).observation_model == "shared"]
+    if not shared:
+        return
+    forms = {name: per_arm_form(name) for name in shared}
+    listed = ", ".join(f"{n} -> {f}" if f else f"{n} (no per-arm form)" for n, f in forms.items())
+    fitting = [forms.get(n, n) for n in names if forms.get(n, n)]
+    suggestion = f"; e.g. --agents {','.join(fitting)}" if fitting else ""
+    raise ValueError(
+        f"Expected agents for per-arm features: {env} gives one feature row per arm, but "
+        f"{', '.join(shared)} read one shared context. Use their per-arm forms ({listed}){suggestion} "
+        "(`dpbandit list` shows each agent's observation model)."
+    )
+
+
+def _closing_note(table: Any, is_default: bool) -> str:
+    """What to look at in ``table``: a sentence naming only columns that are printed."""
+    from dpbandit.harness.summary import REGRET
+
+    ratio, gain = "ratio_to_random", "reward_gain_over_random"
+    if ratio in table and table[ratio].notna().any():
+        return DEFAULT_NOTE if is_default else NOTE
+    if gain in table and table[gain].notna().any():
+        return REWARD_NOTE
+    if ratio in table and (table["metric"] == REGRET).all():
+        return UNDEFINED_RATIO_NOTE
+    return NO_REFERENCE_NOTE
 
 
 def _digits(column: str) -> int | None:
@@ -182,35 +279,48 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from dpbandit.harness.plot import describe_rewards
     from dpbandit.harness.protocol import describe
     from dpbandit.harness.run import make_env
-    from dpbandit.harness.summary import REGRET
 
     probe = make_env(args.env, horizon, env_kwargs)  # its errors name env_id / kwargs / horizon
     core = describe(probe, horizon)
     reward_law = describe_rewards(probe)
     probe.close()
-    df = run(
-        args.env,
-        agents,
-        n_seeds=args.seeds,
-        root_seed=args.root_seed,
-        horizon=horizon,
-        env_kwargs=env_kwargs,
-        n_jobs=args.jobs,
-        progress=False if args.no_progress else None,
-    )
-    df.to_parquet(out / "results.parquet", index=False)
-    table = final_regret_table(df, reward_range=getattr(core, "reward_range", None))
-    table.to_csv(out / "final_regret.csv", index=False)
+    _check_observation_models(specs, args.env, core.observation_model)
     env_label = f"{args.env}: d={core.dim}, K={core.n_arms}, T={core.horizon:,}"
-    plot = plot_regret(df, out / "regret.png", env_label=env_label, reward_law=reward_law)
+    print(f"{env_label} ({_horizon_source(args, env_kwargs)}); {len(agents)} agents x {args.seeds} seeds")
+    with _locked(out):
+        df = run(
+            args.env,
+            agents,
+            n_seeds=args.seeds,
+            root_seed=args.root_seed,
+            horizon=horizon,
+            env_kwargs=env_kwargs,
+            n_jobs=args.jobs,
+            progress=False if args.no_progress else None,
+        )
+        df.to_parquet(out / "results.parquet", index=False)
+        table = final_regret_table(df, reward_range=getattr(core, "reward_range", None))
+        table.to_csv(out / "final_regret.csv", index=False)
+        plot = plot_regret(df, out / "regret.png", env_label=env_label, reward_law=reward_law)
     _print_table(table)
     is_default = specs == split_agent_list(DEFAULT_AGENTS) and (args.env, core.horizon) == (
         DEFAULT_ENV,
         DEFAULT_HORIZON,
     )
-    print("\n" + (DEFAULT_NOTE if is_default else NOTE if (table["metric"] == REGRET).all() else REWARD_NOTE))
+    print("\n" + _closing_note(table, is_default))
     print(f"wrote {out / 'results.parquet'}, {out / 'final_regret.csv'} and {plot}")
     return 0
+
+
+def _horizon_source(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> str:
+    """Where the run's horizon comes from, for the line printed before the work."""
+    if args.horizon is not None:
+        return "T from --horizon"
+    if "horizon" in env_kwargs:
+        return "T from --env-kwarg horizon"
+    if _horizon(args, env_kwargs) is None:
+        return "T: the environment's own"
+    return f"T: dpbandit run's default, {DEFAULT_HORIZON:,}; --horizon T sets it"
 
 
 def _horizon(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> int | None:
@@ -272,6 +382,37 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_list(args: argparse.Namespace) -> int:
+    """Print every registered agent and environment (:mod:`dpbandit.harness.catalogue`)."""
+    from dpbandit.harness.catalogue import agent_entries, env_entries
+
+    agents = agent_entries()
+    width = max(len(a.name) for a in agents)
+    print("agents (--agents NAME[:option=value,...]; 'private, central': central-model DP):")
+    for a in agents:
+        privacy = f"private, {a.trust_model}" if a.private else "not private"
+        print(f"  {a.name:<{width}}  [{privacy}; {a.observation_model.replace('_', '-')} features]  {a.description}")
+    envs = env_entries()
+    width = max(len(e.env_id) for e in envs)
+    print("\nenvironments (--env ID; --env-kwarg KEY=VALUE changes a default):")
+    for e in envs:
+        print(f"  {e.env_id:<{width}}  " + ", ".join(f"{k}={v!r}" for k, v in e.defaults.items()))
+    print(
+        "\nyour own: --env mymodule:ClassName or --env mymodule:EnvId-v0, run from mymodule's folder "
+        "(docs/architecture.md, 'Environment contract')."
+    )
+    return 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dpbandit")
+    except PackageNotFoundError:  # pragma: no cover  (run from a source tree without installing)
+        return "unknown (not installed)"
+
+
 def _positive_float(text: str) -> float:
     value = float(text)
     if not (value > 0 and math.isfinite(value)):
@@ -283,17 +424,18 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--env",
         default=DEFAULT_ENV,
-        help=f"the environment: a registered id (default {DEFAULT_ENV}), 'module:EnvId-v0' (the module "
-        "registers the id) or an entry point 'package.module:ClassName' (any Gymnasium contextual bandit, "
-        "docs/architecture.md)",
+        help=f"the environment: a registered id (default {DEFAULT_ENV}; `dpbandit list` shows them all), "
+        "'module:EnvId-v0' (the module registers the id) or 'module:ClassName' (any Gymnasium contextual "
+        "bandit, docs/architecture.md); the current folder is importable, as with `python -m`, so run "
+        "from your module's folder",
     )
     p.add_argument(
         "--agents",
         default=None,
         metavar="LIST",
-        help=f"comma-separated agents (default {DEFAULT_AGENTS}); known: see dpbandit.agents.AGENTS "
-        "(random, linucb, dphdb, batched-screening, ...). Options may follow a name: 'linucb:alpha=0.5,regularization=2' "
-        "(an item with '=' belongs to the agent before it)",
+        help=f"comma-separated agents (default {DEFAULT_AGENTS}); `dpbandit list` shows them all (private, "
+        "random, linucb, batched-screening, dphdb, ...; '-perarm' forms for per-arm features). Options may "
+        "follow a name: 'linucb:alpha=0.5,regularization=2' (an item with '=' belongs to the agent before it)",
     )
     p.add_argument(
         "--agent",
@@ -346,6 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"dpbandit {_version()}")
     sub = parser.add_subparsers(dest="command")
     p = sub.add_parser(
         "run",
@@ -378,6 +521,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("store", help="sweep store directory")
     p.add_argument("--out", default=None, help="output directory (default STORE/report)")
     p.set_defaults(handler=_cmd_report)
+
+    p = sub.add_parser("list", help="every agent (private or not, trust and observation model) and environment")
+    p.set_defaults(handler=_cmd_list)
     return parser
 
 
@@ -385,13 +531,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dpbandit`` console script."""
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["run", *argv]  # `dpbandit [run options]` is `dpbandit run [run options]`
     args = parser.parse_args(argv)
+    from dpbandit.harness.protocol import EpisodeEnded
+
+    path = list(sys.path)
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # --env mymodule:Class from mymodule's folder, as with `python -m`
     try:
-        return args.handler(args)
-    except (ValueError, TypeError) as err:
+        with warnings.catch_warnings():  # restores showwarning on exit
+            warnings.showwarning = _OncePerJob()
+            return args.handler(args)
+    except (ValueError, TypeError, FileNotFoundError, EpisodeEnded) as err:
         parser.exit(2, f"dpbandit: error: {err}\n")
+    finally:
+        sys.path[:] = path
+
+
+class _OncePerJob:
+    """``warnings.showwarning`` of the command: ``dpbandit: warning: <message>`` on standard error, each text
+    once per job. (Python's own "once" filter forgets what it showed whenever a library changes the filters,
+    so the agents' warnings came once per seed.)"""
+
+    def __init__(self) -> None:
+        self.shown: set[str] = set()
+
+    def __call__(self, message: Warning | str, *_: Any, **__: Any) -> None:
+        text = f"dpbandit: warning: {message}"
+        if text not in self.shown:
+            self.shown.add(text)
+            print(text, file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

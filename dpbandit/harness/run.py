@@ -28,7 +28,7 @@ from dpbandit.harness import protocol, seeding
 from dpbandit.harness.checks import accepts_keyword, check_agents, check_memory
 from dpbandit.harness.environments import EnvSource, check_env_source, make_env
 from dpbandit.harness.progress import INTERVAL, Heartbeat, RunProgress
-from dpbandit.harness.protocol import EnvDescription
+from dpbandit.harness.protocol import EnvDescription, EpisodeEnded
 from dpbandit.harness.timing import RunClock
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -216,7 +216,7 @@ def _play_steps(
             trace.regrets[t] = best - means[action]
             trace.optimal[t] = means[action] >= best
         if (terminated or truncated) and t + 1 < horizon:
-            raise RuntimeError(
+            raise EpisodeEnded(
                 f"The environment ended its episode after {t + 1} rounds, before horizon={horizon}; a "
                 "bandit is continuing (truncated at the horizon only)."
             )
