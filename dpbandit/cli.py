@@ -48,10 +48,10 @@ REWARD_NOTE = (
     "Look at reward_gain_over_random: above 0, with its CI above 0, means an agent earns more reward per "
     "round than random on the same seeds."
 )
-#: The line printed when no random agent ran (no reference column in the table).
+#: The line printed when no random agent ran (no reference column in the table); ``{column}`` is the metric's.
 NO_REFERENCE_NOTE = (
-    "Look at final_regret_mean (lower is better; avg_reward_mean, higher is better, without expected "
-    "rewards). Add random (random-perarm on per-arm features) to --agents for ratio_to_random."
+    "Look at {column} ({better} is better). Add random (random-perarm on per-arm features) to --agents to "
+    "see each agent's ratio to random play."
 )
 #: The line printed when random's regret is 0 on every seed (the ratio is undefined).
 UNDEFINED_RATIO_NOTE = (
@@ -201,9 +201,11 @@ def _closing_note(table: Any, is_default: bool) -> str:
         return DEFAULT_NOTE if is_default else NOTE
     if gain in table and table[gain].notna().any():
         return REWARD_NOTE
-    if ratio in table and (table["metric"] == REGRET).all():
+    regret = bool((table["metric"] == REGRET).all())
+    if ratio in table and regret:
         return UNDEFINED_RATIO_NOTE
-    return NO_REFERENCE_NOTE
+    column, better = ("final_regret_mean", "lower") if regret else ("avg_reward_mean", "higher")
+    return NO_REFERENCE_NOTE.format(column=column, better=better)
 
 
 def _digits(column: str) -> int | None:
