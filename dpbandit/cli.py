@@ -35,8 +35,8 @@ DEFAULT_JOBS = 1
 DEFAULT_NOTE = (
     "Look at ratio_to_random: below 1, with its CI below 1, means an agent learns. At epsilon = 1 the "
     "recommended private agent (each user in one release) learns (ratio ~0.34; on this sparse, "
-    "low-dimensional setting the specialised batched-screening does better, ~0.25: README, 'Which private "
-    "agent'); faithful DP-HDB (a release per round) is expected to play like random (ratio ~1): its selection "
+    "low-dimensional setting the specialised batched-screening-perarm does better, ~0.26: README, 'Which "
+    "private agent'); faithful DP-HDB (a release per round) is expected to play like random (ratio ~1): its selection "
     "noise at t = 10^4 is ~170x the vertex-score gap, and it crosses below random only after ~2 x 10^5 "
     "rounds. LinUCB (not private) shows what the data allow. Guides: docs/batched_agents.md, "
     "docs/private_agents.md."
