@@ -678,6 +678,14 @@ MUTANTS: tuple[Mutant, ...] = (
         '"moments": 2.0 * self._moments, "sums": self._sums,',
         (*RELEASE_PATH, *PRIVATE, *POSTPROCESSING, "tests/privacy/test_release.py", BATCHED_CASES),
     ),
+    Mutant(  # the bug of issue 32 itself: doubled on the release path, after the statistics the helpers read
+        "issue32-moments-doubled-at-release",
+        "dpbandit/agents/batched/gaussian.py",
+        "released = self.release.release(self.noise_rng, values, self.sensitivities())",
+        "released = self.release.release(self.noise_rng, {**values, **{k: 2.0 * values[k] for k in ('moments',) "
+        "if k in values}}, self.sensitivities())",
+        (*RELEASE_PATH, *GAUSSIAN_AGENTS, *PRIVATE, *POSTPROCESSING, "tests/privacy/test_release.py"),
+    ),
     Mutant(
         "issue32-rewards-clipped-above-only",
         "dpbandit/agents/batched/clipping.py",

@@ -111,6 +111,8 @@ def _run_command(command: str, tmp_path: Path, monkeypatch) -> int:
         return cli.main(
             ["sweep", str(config), "--out", str(tmp_path / "store"), "--backend", "inprocess", *args[2:]]
         )
+    if args[:1] == ["list"]:
+        return cli.main(args)
     if args[:1] == ["report"]:
         assert cli.main(["sweep", str(ROOT / "examples/sweep_small.toml"), "--dry-run"]) == 0
         _run_command("dpbandit sweep examples/sweep_small.toml", tmp_path, monkeypatch)
@@ -208,7 +210,9 @@ def test_every_documented_command_runs(source, command, tmp_path, monkeypatch, c
         pytest.skip(NOT_RUN[command])
     assert _run_command(command, tmp_path, monkeypatch) == 0
     out = capsys.readouterr().out
-    if shlex.split(command)[1:2] not in (["sweep"], ["report"]):
+    if shlex.split(command)[1:2] == ["list"]:
+        assert "private" in out and "dpbandit/HDBSection54-v0" in out
+    elif shlex.split(command)[1:2] not in (["sweep"], ["report"]):
         assert "ratio_to_random" in out or "final_regret_mean" in out
         assert (tmp_path / "out").is_dir()
 
