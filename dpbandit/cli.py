@@ -5,19 +5,19 @@ a small private-vs-non-private regret comparison that prints a regret table and 
 plot under ``out/default``. The ``run`` options also work without the word ``run``
 (``dpbandit --horizon 100`` is ``dpbandit run --horizon 100``). ``dpbandit sweep CONFIG`` runs a
 resumable grid (docs/sweeps.md) and ``dpbandit report DIR`` turns its store into tables and plots.
+``dpbandit list`` shows every agent and environment.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import os
 import sys
 import tempfile
 import textwrap
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,8 @@ DEFAULT_NOTE = (
     "Look at ratio_to_random: below 1, with its CI below 1, means an agent learns. At epsilon = 1 the "
     "recommended private agent (each user in one release) learns (ratio ~0.34; on this sparse, "
     "low-dimensional setting the specialised batched-screening-perarm does better, ~0.26: README, 'Which "
-    "private agent'); faithful DP-HDB (a release per round) is expected to play like random (ratio ~1): its selection "
+    "private agent'); faithful DP-HDB (a release per round) is expected to play like random (ratio ~1): its "
+    "selection "
     "noise at t = 10^4 is ~170x the vertex-score gap, and it crosses below random only after ~2 x 10^5 "
     "rounds. LinUCB (not private) shows what the data allow. Guides: docs/batched_agents.md, "
     "docs/private_agents.md."
@@ -89,53 +90,6 @@ def _check_out_dir(out: Path) -> Path:
     return out
 
 
-#: The lock file of a job writing into an ``--out`` folder (removed when the job ends).
-LOCK = ".dpbandit.lock"
-
-
-@contextlib.contextmanager
-def _locked(out: Path) -> Iterator[None]:
-    """Hold ``out/.dpbandit.lock`` while a job writes there; refuse, naming ``--out``, if another live job
-    holds it (a lock left by a job that died is taken over)."""
-    lock = out / LOCK
-    for _ in range(2):
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            holder = _lock_holder(lock)
-            if holder is not None:
-                raise ValueError(
-                    f"Expected --out={str(out)!r} to be free, but another dpbandit job (process {holder}) is "
-                    f"writing there; give this job another --out (or wait; {lock} goes when that job ends)."
-                ) from None
-            lock.unlink(missing_ok=True)  # stale: its job is gone
-            continue
-        with os.fdopen(fd, "w") as handle:
-            handle.write(str(os.getpid()))
-        break
-    try:
-        yield
-    finally:
-        lock.unlink(missing_ok=True)
-
-
-def _lock_holder(lock: Path) -> int | None:
-    """The live process that holds ``lock``, or ``None`` (stale or unreadable lock)."""
-    try:
-        pid = int(lock.read_text().strip() or 0)
-    except (OSError, ValueError):
-        return None
-    if pid <= 0:
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:  # alive, another user's
-        return pid
-    return pid
-
-
 def _agent_specs(args: argparse.Namespace) -> list[str]:
     from dpbandit.agents.specs import split_agent_list
 
@@ -168,28 +122,6 @@ def _registered_taking(option: str) -> list[str]:
 
     accepted = {name: accepted_options(agent_class(name)) for name in AGENTS}
     return [name for name, options in accepted.items() if options is None or option in options]
-
-
-def _check_observation_models(specs: list[str], env: str, observation_model: str) -> None:
-    """On per-arm features, refuse shared-context agents before any work, naming their per-arm forms."""
-    from dpbandit.agents import agent_class
-    from dpbandit.harness.catalogue import per_arm_form
-
-    if observation_model != "per_arm":
-        return
-    names = [spec.partition(":")[0].strip() for spec in specs]
-    shared = [name for name in names if agent_class(name).observation_model == "shared"]
-    if not shared:
-        return
-    forms = {name: per_arm_form(name) for name in shared}
-    listed = ", ".join(f"{n} -> {f}" if f else f"{n} (no per-arm form)" for n, f in forms.items())
-    fitting = [forms.get(n, n) for n in names if forms.get(n, n)]
-    suggestion = f"; e.g. --agents {','.join(fitting)}" if fitting else ""
-    raise ValueError(
-        f"Expected agents for per-arm features: {env} gives one feature row per arm, but "
-        f"{', '.join(shared)} read one shared context. Use their per-arm forms ({listed}){suggestion} "
-        "(`dpbandit list` shows each agent's observation model)."
-    )
 
 
 def _closing_note(table: Any, is_default: bool) -> str:
@@ -278,6 +210,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     out = _check_out_dir(Path(args.out))
 
     from dpbandit.harness import final_regret_table, plot_regret, run
+    from dpbandit.harness.catalogue import check_observation_models
+    from dpbandit.harness.outdir import locked
     from dpbandit.harness.plot import describe_rewards
     from dpbandit.harness.protocol import describe
     from dpbandit.harness.run import make_env
@@ -286,10 +220,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     core = describe(probe, horizon)
     reward_law = describe_rewards(probe)
     probe.close()
-    _check_observation_models(specs, args.env, core.observation_model)
+    check_observation_models([spec.partition(":")[0].strip() for spec in specs], args.env,
+                             core.observation_model)
     env_label = f"{args.env}: d={core.dim}, K={core.n_arms}, T={core.horizon:,}"
     print(f"{env_label} ({_horizon_source(args, env_kwargs)}); {len(agents)} agents x {args.seeds} seeds")
-    with _locked(out):
+    with locked(out, option="--out"):
         df = run(
             args.env,
             agents,
@@ -393,7 +328,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
     print("agents (--agents NAME[:option=value,...]; 'private, central': central-model DP):")
     for a in agents:
         privacy = f"private, {a.trust_model}" if a.private else "not private"
-        print(f"  {a.name:<{width}}  [{privacy}; {a.observation_model.replace('_', '-')} features]  {a.description}")
+        features = a.observation_model.replace("_", "-")
+        print(f"  {a.name:<{width}}  [{privacy}; {features} features]  {a.description}")
     envs = env_entries()
     width = max(len(e.env_id) for e in envs)
     print("\nenvironments (--env ID; --env-kwarg KEY=VALUE changes a default):")
@@ -437,7 +373,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         metavar="LIST",
         help=f"comma-separated agents (default {DEFAULT_AGENTS}); `dpbandit list` shows them all (private, "
         "random, linucb, batched-screening, dphdb, ...; '-perarm' forms for per-arm features). Options may "
-        "follow a name: 'linucb:alpha=0.5,regularization=2' (an item with '=' belongs to the agent before it)",
+        "follow a name: 'linucb:alpha=0.5,regularization=2' (an item with '=' belongs to the agent before "
+        "it)",
     )
     p.add_argument(
         "--agent",
@@ -477,7 +414,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         default=DEFAULT_JOBS,
         help=f"worker processes (default {DEFAULT_JOBS}; 2 pays off once each run takes more than a few seconds)",
     )
-    p.add_argument("--out", default="out/default", help="output folder (default out/default)")
+    p.add_argument(
+        "--out",
+        default="out/default",
+        help="output folder (default out/default; a job writing there refuses a second one, a later job "
+        "replaces its files)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
     p.set_defaults(handler=_cmd_run)
 
@@ -524,7 +466,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="output directory (default STORE/report)")
     p.set_defaults(handler=_cmd_report)
 
-    p = sub.add_parser("list", help="every agent (private or not, trust and observation model) and environment")
+    p = sub.add_parser(
+        "list", help="every agent (private or not, trust and observation model) and environment"
+    )
     p.set_defaults(handler=_cmd_list)
     return parser
 

@@ -32,14 +32,25 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 CSV = ROOT / "results" / "cli_examples.csv"
 PAGE = ROOT / "results" / "cli_examples.md"
-COLUMNS = ["example", "command", "agent", "ratio_to_random", "ratio_to_random_ci95_low",
-           "ratio_to_random_ci95_high", "final_regret_mean", "epsilon", "delta", "seeds", "horizon"]
+COLUMNS = [
+    "example",
+    "command",
+    "agent",
+    "ratio_to_random",
+    "ratio_to_random_ci95_low",
+    "ratio_to_random_ci95_high",
+    "final_regret_mean",
+    "epsilon",
+    "delta",
+    "seeds",
+    "horizon",
+]
 
 
 def readme_commands(readme: Path = README) -> list[str]:
     """The ``dpbandit`` commands of the first ``bash`` block after ``## Command line``, without comments."""
     text = readme.read_text()
-    section = text[text.index("## Command line"):]
+    section = text[text.index("## Command line") :]
     block = re.search(r"```bash\n(.*?)```", section, flags=re.S)
     assert block, "no bash block in the README's Command line section"
     commands = []
@@ -76,13 +87,17 @@ def main() -> int:
         "# The README's command-line examples, at full size",
         "",
         f"Command: `{produced}` ({time.perf_counter() - started:.0f} s). Each example of the README's "
-        "\"Command line\" section run as written; ratio = final regret over random's on the same seeds (95% "
+        '"Command line" section run as written; ratio = final regret over random\'s on the same seeds (95% '
         "t-interval). The README's numbers for these commands are checked against this page by "
         "`tests/test_readme_numbers.py`.",
     ]
     for number, group in frame.groupby("example", sort=True):
-        lines += ["", f"## {number}. `{group['command'].iloc[0]}`", "",
-                  markdown(group.drop(columns=["example", "command"]))]
+        lines += [
+            "",
+            f"## {number}. `{group['command'].iloc[0]}`",
+            "",
+            markdown(group.drop(columns=["example", "command"])),
+        ]
     PAGE.write_text("\n".join(lines) + "\n")
     print(f"wrote {CSV} and {PAGE}")
     return 0

@@ -1,4 +1,4 @@
-"""The numbers the README and docs/ give for what a command or an example prints, checked where they come from.
+"""The numbers the README and docs/ give for what a command or an example prints, checked at their source.
 
 Issue 32. Each number is read from the document itself (a regular expression on its sentence), so a changed
 result fails here, naming the sentence to update, and nowhere else:
@@ -7,11 +7,12 @@ result fails here, naming the sentence to update, and nowhere else:
   default job, shared by the tests of this file (module fixture, ~20 s);
 * the command-line examples' ratios: against ``results/cli_examples.csv`` (``python sims/cli_examples.py``
   runs the README's commands as written), whose default-job rows must equal the run above (the page is fresh);
-* the "Which private agent" table: against ``results/learning_suite.csv``, which it cites; the DP-HDB crossover
-  against ``results/fig5_1_long.md``;
+* the "Which private agent" table: against ``results/learning_suite.csv``, which it cites; the DP-HDB
+  crossover against ``results/fig5_1_long.md``;
 * the user-level epsilon of the privacy section and the worked example of docs/privacy.md: against the agents
   (their accountant; the rounds learned from a seeded run);
-* every ``print(...)  # <numbers>`` line of docs/ and the README: the printed numbers, to the comment's digits.
+* every ``print(...)  # <numbers>`` line of docs/ and the README: the printed numbers, to the comment's
+  digits.
 
 A README number ``~0.34`` matches a value that rounds to it at its digits (0.336 does, 0.346 does not).
 """
@@ -47,7 +48,7 @@ def _flat(text: str) -> str:
 
 
 def _find(pattern: str, text: str) -> tuple[str, ...]:
-    """The groups of ``pattern`` in ``text`` (whitespace-normalised); fails naming the sentence if it is gone."""
+    """The groups of ``pattern`` in ``text`` (whitespace-normalised); fails naming the sentence if gone."""
     match = re.search(pattern, _flat(text))
     assert match, f"the sentence {pattern!r} is no longer in the document: update this test with it"
     return match.groups()
@@ -90,8 +91,9 @@ def test_setup_section_numbers_match_the_default_job(default_job):
     setup = _section("Set up a fresh machine")
     (private,) = _find(r"`private` learns at epsilon = 1 \(about ([\d.]+)x random's regret", setup)
     assert rounds_to(private, table.loc["private", "ratio_to_random"])
-    (screening,) = _find(r"`batched-screening-perarm` does better, about ([\d.]+)x in `results/learning_suite.md`",
-                         setup)
+    (screening,) = _find(
+        r"`batched-screening-perarm` does better, about ([\d.]+)x in `results/learning_suite.md`", setup
+    )
     assert rounds_to(screening, _learning_suite("S1", "batched-screening-perarm", "ratio_to_random"))
     (dphdb,) = _find(r"play like random, with a ratio of about (\d+):", setup)
     assert rounds_to(dphdb, table.loc["dphdb", "ratio_to_random"])
@@ -125,15 +127,19 @@ def test_the_results_page_of_the_commands_is_fresh(default_job):
     assert sorted(first.index) == sorted(table.index)
     for column in ("ratio_to_random", "ratio_to_random_ci95_high", "final_regret_mean"):
         for agent in table.index:  # the page keeps 4 significant digits
-            assert float(f"{table.loc[agent, column]:.4g}") == pytest.approx(first.loc[agent, column], rel=1e-9), (
-                f"results/cli_examples.csv is stale ({agent}, {column}): rerun python sims/cli_examples.py")
+            assert float(f"{table.loc[agent, column]:.4g}") == pytest.approx(
+                first.loc[agent, column], rel=1e-9
+            ), f"results/cli_examples.csv is stale ({agent}, {column}): rerun python sims/cli_examples.py"
 
 
 def test_command_line_numbers_match_the_results_page():
     page = pd.read_csv(CLI_EXAMPLES, comment="#")
     listing = _section("Command line")
-    listing = listing[listing.index("What each shows"):listing.index("Agents by name") if "Agents by name" in
-                      listing else None]
+    listing = listing[
+        listing.index("What each shows") : listing.index("Agents by name")
+        if "Agents by name" in listing
+        else None
+    ]
     items = re.split(r"\n(?=\d+\. )", listing)[1:]
     assert len(items) == page["example"].nunique(), "one README item per command of the page"
     checked = 0
@@ -145,7 +151,9 @@ def test_command_line_numbers_match_the_results_page():
         for agent, value, ci in claims:
             assert agent in rows.index, f"item {number}: {agent} not run by that command"
             ratio, high = rows.loc[agent, "ratio_to_random"], rows.loc[agent, "ratio_to_random_ci95_high"]
-            assert rounds_to(value, ratio), f"item {number}: README says {agent} ~{value}, the page {ratio:.4g}"
+            assert rounds_to(value, ratio), (
+                f"item {number}: README says {agent} ~{value}, the page {ratio:.4g}"
+            )
             if ci == "below":
                 assert high < 1, f"item {number}: {agent}'s CI reaches {high:.3g}"
             elif ci:
@@ -154,34 +162,66 @@ def test_command_line_numbers_match_the_results_page():
     assert checked >= 12
 
 
-# ------------------------------------------------------------------------------ results pages the README cites
+# ------------------------------------------------------------------------ results pages the README cites
 #: The "Which private agent" table: (row, [(column, position, setting, agent, measure), ...]): the number at
 #: ``position`` in the row's ``column`` (1: `private`, 2: best other private agent, 3: LinUCB) is the learning
 #: suite's ``measure`` of ``agent`` on ``setting``.
 LEARNING_ROWS = [
-    ("dense parameters", [(1, 0, "S4", "private", "ratio_to_random"), (2, 0, "S4", "batched-ridge", "ratio_to_random"),
-                          (3, 0, "S4", "linucb", "ratio_to_random")]),
-    ("digits as a bandit", [(1, 0, "S6a", "private", "accuracy"), (1, 1, "S6b", "private", "accuracy"),
-                            (2, 0, "S6a", "dphdb-batched", "accuracy"), (2, 1, "S6b", "dphdb-batched", "accuracy"),
-                            (3, 0, "S6a", "linucb", "accuracy"), (3, 1, "S6b", "linucb", "accuracy")]),
-    ("wine, breast cancer, iris", [(1, 0, "id:Wine-v0", "private", "accuracy"),
-                                   (1, 1, "id:BreastCancer-v0", "private", "accuracy"),
-                                   (1, 2, "id:Iris-v0", "private", "accuracy"),
-                                   (3, 0, "id:Wine-v0", "linucb", "accuracy"),
-                                   (3, 1, "id:BreastCancer-v0", "linucb", "accuracy"),
-                                   (3, 2, "id:Iris-v0", "linucb", "accuracy")]),
-    ("sparse, Figure 5.1 setting", [(1, 0, "S1", "private", "ratio_to_random"),
-                                    (2, 0, "S1", "batched-screening-perarm", "ratio_to_random"),
-                                    (3, 0, "S1", "linucb", "ratio_to_random")]),
-    ("sparse, per-arm, FLIPHAT Setting 5", [(1, 0, "S2", "private-perarm", "ratio_to_random"),
-                                            (2, 0, "S2", "batched-screening-perarm", "ratio_to_random"),
-                                            (3, 0, "S2", "shared-linucb", "ratio_to_random")]),
+    (
+        "dense parameters",
+        [
+            (1, 0, "S4", "private", "ratio_to_random"),
+            (2, 0, "S4", "batched-ridge", "ratio_to_random"),
+            (3, 0, "S4", "linucb", "ratio_to_random"),
+        ],
+    ),
+    (
+        "digits as a bandit",
+        [
+            (1, 0, "S6a", "private", "accuracy"),
+            (1, 1, "S6b", "private", "accuracy"),
+            (2, 0, "S6a", "dphdb-batched", "accuracy"),
+            (2, 1, "S6b", "dphdb-batched", "accuracy"),
+            (3, 0, "S6a", "linucb", "accuracy"),
+            (3, 1, "S6b", "linucb", "accuracy"),
+        ],
+    ),
+    (
+        "wine, breast cancer, iris",
+        [
+            (1, 0, "id:Wine-v0", "private", "accuracy"),
+            (1, 1, "id:BreastCancer-v0", "private", "accuracy"),
+            (1, 2, "id:Iris-v0", "private", "accuracy"),
+            (3, 0, "id:Wine-v0", "linucb", "accuracy"),
+            (3, 1, "id:BreastCancer-v0", "linucb", "accuracy"),
+            (3, 2, "id:Iris-v0", "linucb", "accuracy"),
+        ],
+    ),
+    (
+        "sparse, Figure 5.1 setting",
+        [
+            (1, 0, "S1", "private", "ratio_to_random"),
+            (2, 0, "S1", "batched-screening-perarm", "ratio_to_random"),
+            (3, 0, "S1", "linucb", "ratio_to_random"),
+        ],
+    ),
+    (
+        "sparse, per-arm, FLIPHAT Setting 5",
+        [
+            (1, 0, "S2", "private-perarm", "ratio_to_random"),
+            (2, 0, "S2", "batched-screening-perarm", "ratio_to_random"),
+            (3, 0, "S2", "shared-linucb", "ratio_to_random"),
+        ],
+    ),
 ]
 
 
 def test_which_private_agent_table_matches_the_learning_suite():
-    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]]
-            for line in _section("Which private agent").splitlines() if line.startswith("| ")}
+    rows = {
+        line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]]
+        for line in _section("Which private agent").splitlines()
+        if line.startswith("| ")
+    }
     for prefix, claims in LEARNING_ROWS:
         cells = next((cells for key, cells in rows.items() if key.startswith(prefix)), None)
         assert cells, f"the row {prefix!r} is no longer in the table"
@@ -191,8 +231,10 @@ def test_which_private_agent_table_matches_the_learning_suite():
             assert rounds_to(text, value), f"{prefix}: {agent} {text} vs {value:.4g} in {LEARNING_SUITE.name}"
     suite = pd.read_csv(LEARNING_SUITE, comment="#")
     every = suite[suite["setting"].str.startswith("id:") & suite["agent"].str.startswith("private")]
-    low, high = _find(r"every registered environment at its defaults, T = 10\^5 \| ([\d.]+)x to ([\d.]+)x",
-                      _section("Which private agent"))
+    low, high = _find(
+        r"every registered environment at its defaults, T = 10\^5 \| ([\d.]+)x to ([\d.]+)x",
+        _section("Which private agent"),
+    )
     assert rounds_to(low, every["ratio_to_random"].min()) and rounds_to(high, every["ratio_to_random"].max())
 
 
@@ -200,25 +242,28 @@ def test_which_private_agent_table_matches_the_learning_suite():
 def _gaussian_agent(cls_name: str, m: int | None, **options):
     from dpbandit.agents import agent_class
 
-    return agent_class(cls_name)(10, 64, rng=np.random.default_rng(1), horizon=10_000, epsilon=1.0,
-                                 max_rounds_per_user=m, **options)
+    return agent_class(cls_name)(
+        10, 64, rng=np.random.default_rng(1), horizon=10_000, epsilon=1.0, max_rounds_per_user=m, **options
+    )
 
 
 def test_privacy_section_user_epsilon_is_the_agents():
     epsilon, delta, user, short = _find(
         r"# \.\.\. epsilon ([\d.]+), delta ([\de.-]+), user_epsilon ([\d.]+): a person in up to 5 rounds is "
-        r"protected at ([\d.]+)", _section("Privacy, honestly reported"))
+        r"protected at ([\d.]+)",
+        _section("Privacy, honestly reported"),
+    )
     agent = _gaussian_agent("private", 5)
     assert rounds_to(epsilon, agent.privacy.epsilon) and float(delta) == agent.delta
     assert rounds_to(user, agent.privacy.user_epsilon) and rounds_to(short, agent.privacy.user_epsilon)
 
 
 def test_privacy_docs_worked_example_numbers():
-    """docs/privacy.md, 'Example: sklearn digits drawn with replacement': delta, z, the table, the calibrations."""
+    """docs/privacy.md, 'Example: sklearn digits drawn with replacement': delta, z, table, calibrations."""
     from dpbandit.privacy.release import gaussian_multiplier
 
     text = (ROOT / "docs" / "privacy.md").read_text()
-    example = text[text.index("**Example: `sklearn` digits"):]
+    example = text[text.index("**Example: `sklearn` digits") :]
     delta, z = _find(r"delta = min\(1e-5, 1/\(10 T\)\) = 10\^(-\d+)` and `z = ([\d.]+)`", example)
     agent = _gaussian_agent("batched-screening", 5, reward_center=0.5)
     assert agent.delta == 10.0 ** int(delta) and rounds_to(z, agent.release.multiplier)
@@ -235,7 +280,10 @@ def test_privacy_docs_worked_example_numbers():
         assert rounds_to(learned, screening.rounds_learned), f"m={m}"
         for name in ("batched-peeling", "dphdb-batched"):
             assert rounds_to(zcdp, _gaussian_agent(name, m).privacy.user_epsilon), f"{name}, m={m}"
-    for m in (5, 10):  # the round-level epsilon whose multiplier is m z: the doc's value to its digits brackets it
+    for m in (
+        5,
+        10,
+    ):  # the round-level epsilon whose multiplier is m z: the doc's value to its digits brackets it
         (round_level,) = _find(rf"(?:with|With) `m = {m}`[^`]*`epsilon = ([\d.]+)`", example)
         half = 0.5 * 10.0 ** -len(round_level.split(".")[1])
         target = m * agent.release.multiplier
@@ -267,7 +315,9 @@ def test_examples_with_printed_numbers_are_found():
 
 
 @pytest.mark.parametrize(("doc", "index", "code"), BLOCKS, ids=[f"{d}-block-{i}" for d, i, _ in BLOCKS])
-def test_the_numbers_an_example_prints_are_the_ones_its_comment_gives(doc, index, code, tmp_path, monkeypatch):
+def test_the_numbers_an_example_prints_are_the_ones_its_comment_gives(
+    doc, index, code, tmp_path, monkeypatch
+):
     monkeypatch.chdir(tmp_path)
     expected, lines = {}, []
     for number, line in enumerate(code.splitlines()):

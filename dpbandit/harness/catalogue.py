@@ -23,6 +23,7 @@ __all__ = [
     "PER_ARM_FORMS",
     "REFERENCES",
     "agent_entries",
+    "check_observation_models",
     "env_entries",
     "nearest",
     "per_arm_form",
@@ -96,9 +97,10 @@ def _constructor_defaults(creator: Any) -> dict[str, Any]:
 def env_entries(namespace: str = "dpbandit/") -> list[EnvEntry]:
     """Every Gymnasium id under ``namespace`` with its defaults: the constructor's, overridden by the
     registered preset's, restricted to :data:`SHOWN_KWARGS`."""
-    import envs  # noqa: F401  (registers the dpbandit/ ids)
     import gymnasium
     from gymnasium.envs.registration import load_env_creator
+
+    import envs  # noqa: F401  (registers the dpbandit/ ids)
 
     entries = []
     for env_id, spec in gymnasium.registry.items():
@@ -122,3 +124,22 @@ def nearest(name: str, known: Iterable[str]) -> str | None:
     """The known name closest to a misspelled ``name`` (difflib), or ``None``."""
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     return close[0] if close else None
+
+
+def check_observation_models(names: list[str], env: str, observation_model: str) -> None:
+    """On per-arm features, refuse the registered agents ``names`` that read one shared context, naming their
+    per-arm forms (:func:`per_arm_form`) and a list of agents that fits."""
+    if observation_model != "per_arm":
+        return
+    shared = [name for name in names if agent_class(name).observation_model == "shared"]
+    if not shared:
+        return
+    forms = {name: per_arm_form(name) for name in shared}
+    listed = ", ".join(f"{n} -> {f}" if f else f"{n} (no per-arm form)" for n, f in forms.items())
+    fitting = [forms.get(n, n) for n in names if forms.get(n, n)]
+    suggestion = f"; e.g. --agents {','.join(fitting)}" if fitting else ""
+    raise ValueError(
+        f"Expected agents for per-arm features: {env} gives one feature row per arm, but "
+        f"{', '.join(shared)} read one shared context. Use their per-arm forms ({listed}){suggestion} "
+        "(`dpbandit list` shows each agent's observation model)."
+    )

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import importlib
 import pickle
-from pathlib import Path
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from dpbandit import _validate

@@ -95,7 +95,7 @@ def privacy_label(df: pd.DataFrame) -> str:
 
 def legend_label(name: str, rows: pd.DataFrame) -> str:
     """``"name (private, eps=1, delta=0.0001)"`` or ``"name (not private)"`` from the agent's own rows; the
-    trust model is added when it is not central (``"..., local"``; a ``trust_model`` column, when recorded)."""
+    trust model is added when it is not central (``"..., local"``; from a ``trust_model`` column, if any)."""
     if rows["claimed_epsilon"].notna().any():
         trust = set(rows["trust_model"].dropna()) - {"central"} if "trust_model" in rows else set()
         return f"{name} (private, {', '.join([privacy_label(rows), *sorted(trust)])})"
@@ -116,9 +116,8 @@ def environment_label(df: pd.DataFrame) -> str:
     names = ", ".join(map(str, df["env_id"].unique())) if "env_id" in df else "environment"
     shape = dict(df.attrs.get("environment", {}))
     shape.setdefault("horizon", int(df["step"].max()))
-    parts = [f"d={shape['dim']}" if "dim" in shape else None, f"K={shape['n_arms']}" if "n_arms" in shape else None,
-             f"T={shape['horizon']:,}"]
-    return f"{names}: " + ", ".join(p for p in parts if p)
+    parts = [f"{label}={shape[key]}" for label, key in (("d", "dim"), ("K", "n_arms")) if key in shape]
+    return f"{names}: " + ", ".join([*parts, f"T={shape['horizon']:,}"])
 
 
 def describe_rewards(env: Any) -> str | None:

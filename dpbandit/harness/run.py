@@ -510,5 +510,6 @@ def run(
     import pandas as pd
 
     frame = pd.concat(frames, ignore_index=True)
-    frame.attrs["environment"] = {"dim": spec.dim, "n_arms": spec.n_arms, "horizon": spec.horizon}  # plot titles
+    # d, K and T for plot titles (dpbandit.harness.plot.environment_label)
+    frame.attrs["environment"] = {"dim": spec.dim, "n_arms": spec.n_arms, "horizon": spec.horizon}
     return frame

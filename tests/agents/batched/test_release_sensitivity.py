@@ -70,16 +70,23 @@ def _records(shape: tuple[int, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
     dense = np.ones(shape) / np.sqrt(shape[-1])
     alternating = np.where(np.arange(ARMS) % 2 == 0, 1.0, -1.0)
     big = 1e3
-    contexts = [big * e, -big * e, big * dense, -big * dense, np.zeros(shape),
-                big * np.random.default_rng(3).standard_normal(shape)]
+    contexts = [
+        big * e,
+        -big * e,
+        big * dense,
+        -big * dense,
+        np.zeros(shape),
+        big * np.random.default_rng(3).standard_normal(shape),
+    ]
     rewards = [big * np.ones(ARMS), -big * np.ones(ARMS), np.zeros(ARMS), big * alternating]
     return [(x, r) for x in contexts for r in rewards]
 
 
 class _Spy:
-    """Records, in call order, ``(kind, values {block: array}, sensitivity {block: float}, norm, round)`` of
-    every release with a stated sensitivity, then calls the real mechanism; ``round`` is the agent's rounds
-    played (its batch end), ``position`` the release's index among all of the run's releases (the recorder's)."""
+    """Records, in call order, ``(kind, values {block: array}, sensitivity {block: float}, norm, round,
+    position)`` of every release with a stated sensitivity, then calls the real mechanism; ``round`` is the
+    agent's rounds played (its batch end), ``position`` the release's index among all of the run's releases
+    (the recorder's)."""
 
     def __init__(self, agent: Any) -> None:
         self.agent = agent
@@ -87,9 +94,19 @@ class _Spy:
 
     def gaussian(self, real: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(real)
-        def release(obj: BlockGaussianRelease, rng: np.random.Generator, values: Any, sensitivities: Any) -> Any:
-            self.calls.append(("gaussian", {k: np.array(v, dtype=float) for k, v in values.items()},
-                               dict(sensitivities), "l2", self.agent.round, recording.ACTIVE.position))
+        def release(
+            obj: BlockGaussianRelease, rng: np.random.Generator, values: Any, sensitivities: Any
+        ) -> Any:
+            self.calls.append(
+                (
+                    "gaussian",
+                    {k: np.array(v, dtype=float) for k, v in values.items()},
+                    dict(sensitivities),
+                    "l2",
+                    self.agent.round,
+                    recording.ACTIVE.position,
+                )
+            )
             return real(obj, rng, values, sensitivities)
 
         return release
@@ -98,8 +115,16 @@ class _Spy:
         @functools.wraps(real)
         def mechanism(rng: np.random.Generator, scores: Any, *args: Any, **kwargs: Any) -> Any:
             sensitivity = kwargs.get("sensitivity", args[-1] if args else None)
-            self.calls.append((kind, {"scores": np.array(scores, dtype=float)}, {"scores": float(sensitivity)},
-                               "linf", self.agent.round, recording.ACTIVE.position))
+            self.calls.append(
+                (
+                    kind,
+                    {"scores": np.array(scores, dtype=float)},
+                    {"scores": float(sensitivity)},
+                    "linf",
+                    self.agent.round,
+                    recording.ACTIVE.position,
+                )
+            )
             return real(rng, scores, *args, **kwargs)
 
         return mechanism
@@ -136,8 +161,9 @@ def _stream(observation_model: str) -> tuple[np.ndarray, np.ndarray]:
     return X, means + 0.1 * rng.standard_normal((T, ARMS))
 
 
-def _releases(name: str, X: np.ndarray, R: np.ndarray, monkeypatch: pytest.MonkeyPatch,
-              plant: Plant | None = None) -> tuple[list, list]:
+def _releases(
+    name: str, X: np.ndarray, R: np.ndarray, monkeypatch: pytest.MonkeyPatch, plant: Plant | None = None
+) -> tuple[list, list]:
     """The spied releases of ``name`` (seed 7) playing ``(X, R)`` through its own ``play_block``, ties
     broken by :class:`_FirstBest`, and the outputs of every release (spied or not) in order."""
     cls = agent_class(name)
@@ -179,9 +205,9 @@ def _same_output(a: tuple[str, Any], b: tuple[str, Any]) -> bool:
 def _comparable(run: tuple[list, list], other: tuple[list, list]) -> list[tuple[tuple, tuple]]:
     """Pairs of spied releases made from the same public state: every release before them (spied or not)
     gave the same output in both runs, so their inputs differ only through the replaced record."""
-    outputs = list(zip(run[1], other[1]))
+    outputs = list(zip(run[1], other[1], strict=False))  # a differing count: the shorter run's end
     first = next((k for k, (a, b) in enumerate(outputs) if not _same_output(a, b)), len(outputs))
-    return [(a, b) for a, b in zip(run[0], other[0]) if a[5] <= first and b[5] <= first]
+    return [(a, b) for a, b in zip(run[0], other[0], strict=False) if a[5] <= first and b[5] <= first]
 
 
 def _excess(a: tuple, b: tuple) -> dict[str, tuple[float, float]]:
@@ -198,8 +224,9 @@ def _excess(a: tuple, b: tuple) -> dict[str, tuple[float, float]]:
     return out
 
 
-def released_blocks_within_sensitivity(name: str, monkeypatch: pytest.MonkeyPatch, plant: Plant | None = None
-                                       ) -> tuple[int, list[str]]:
+def released_blocks_within_sensitivity(
+    name: str, monkeypatch: pytest.MonkeyPatch, plant: Plant | None = None
+) -> tuple[int, list[str]]:
     """Play ``name`` on every neighbour of :data:`POSITIONS` x :func:`_records`; return the number of pairs
     compared and every violation found (as text)."""
     observation_model = agent_class(name).observation_model
@@ -221,8 +248,10 @@ def released_blocks_within_sensitivity(name: str, monkeypatch: pytest.MonkeyPatc
                     changed = True
                     where = f"user {position}, records {i}/{j}, {a[0]} release at round {a[4]}"
                     if a[4] != batch_end:
-                        violations.append(f"{where}: changed, though the user's batch ends at round {batch_end} "
-                                          "and every release before it gave the same output (a leak)")
+                        violations.append(
+                            f"{where}: changed, though the user's batch ends at round {batch_end} "
+                            "and every release before it gave the same output (a leak)"
+                        )
                     for block, (change, bound) in _excess(a, b).items():
                         violations.append(f"{where}: {block} moved {change:.4g} > stated {bound:.4g}")
                 compared += changed
@@ -230,7 +259,9 @@ def released_blocks_within_sensitivity(name: str, monkeypatch: pytest.MonkeyPatc
 
 
 def test_every_batched_agent_is_checked_or_listed() -> None:
-    assert {"private", "batched-screening", "batched-ridge", "batched-peeling", "dphdb-batched"} <= set(BATCHED)
+    assert {"private", "batched-screening", "batched-ridge", "batched-peeling", "dphdb-batched"} <= set(
+        BATCHED
+    )
     assert set(NOT_CHECKED) <= set(BATCHED)
 
 
@@ -249,8 +280,12 @@ def _doubling(block: str) -> Plant:
     """The bug of issue 32: ``block`` released at twice its value, its stated sensitivity unchanged."""
 
     def plant(real: Callable[..., Any]) -> Callable[..., Any]:
-        def release(obj: BlockGaussianRelease, rng: np.random.Generator, values: Any, sensitivities: Any) -> Any:
-            return real(obj, rng, {**values, block: 2.0 * np.asarray(values[block], dtype=float)}, sensitivities)
+        def release(
+            obj: BlockGaussianRelease, rng: np.random.Generator, values: Any, sensitivities: Any
+        ) -> Any:
+            return real(
+                obj, rng, {**values, block: 2.0 * np.asarray(values[block], dtype=float)}, sensitivities
+            )
 
         return release
 
