@@ -162,6 +162,33 @@ def test_command_line_numbers_match_the_results_page():
     assert checked >= 12
 
 
+def test_the_logistic_examples_gap_is_its_environments():
+    """Item 5: "the best arm beats the average by ~0.18 per round", on the command's environment and seeds."""
+    import shlex
+
+    import gymnasium
+
+    import envs  # noqa: F401  (registers the ids)
+    from dpbandit.agents.specs import parse_assignments
+    from dpbandit.harness import seeding
+
+    sys.path.insert(0, str(ROOT / "sims"))
+    try:
+        from cli_examples import readme_commands
+    finally:
+        sys.path.remove(str(ROOT / "sims"))
+    args = cli.build_parser().parse_args(shlex.split(readme_commands()[4])[1:])
+    (gap,) = _find(r"the best arm beats the average by ~([\d.]+) per round", _section("Command line"))
+    kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
+    gaps = []
+    for index in range(args.seeds):
+        env = gymnasium.make(args.env, horizon=args.horizon, **kwargs)
+        env.reset(seed=seeding.env_seed(seeding.seed_sequence(args.root_seed, index)))
+        means = env.unwrapped.draw_rounds(args.horizon).expected_rewards
+        gaps.append((means.max(axis=1) - means.mean(axis=1)).mean())
+    assert rounds_to(gap, float(np.mean(gaps)))
+
+
 # ------------------------------------------------------------------------ results pages the README cites
 #: The "Which private agent" table: (row, [(column, position, setting, agent, measure), ...]): the number at
 #: ``position`` in the row's ``column`` (1: `private`, 2: best other private agent, 3: LinUCB) is the learning
