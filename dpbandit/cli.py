@@ -5,15 +5,18 @@ a small private-vs-non-private regret comparison that prints a regret table and 
 plot under ``out/default``. The ``run`` options also work without the word ``run``
 (``dpbandit --horizon 100`` is ``dpbandit run --horizon 100``). ``dpbandit sweep CONFIG`` runs a
 resumable grid (docs/sweeps.md) and ``dpbandit report DIR`` turns its store into tables and plots.
+``dpbandit list`` shows every agent and environment.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import tempfile
 import textwrap
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,8 +35,9 @@ DEFAULT_JOBS = 1
 DEFAULT_NOTE = (
     "Look at ratio_to_random: below 1, with its CI below 1, means an agent learns. At epsilon = 1 the "
     "recommended private agent (each user in one release) learns (ratio ~0.34; on this sparse, "
-    "low-dimensional setting the specialised batched-screening does better, ~0.25: README, 'Which private "
-    "agent'); faithful DP-HDB (a release per round) is expected to play like random (ratio ~1): its selection "
+    "low-dimensional setting the specialised batched-screening-perarm does better, ~0.26: README, 'Which "
+    "private agent'); faithful DP-HDB (a release per round) is expected to play like random (ratio ~1): its "
+    "selection "
     "noise at t = 10^4 is ~170x the vertex-score gap, and it crosses below random only after ~2 x 10^5 "
     "rounds. LinUCB (not private) shows what the data allow. Guides: docs/batched_agents.md, "
     "docs/private_agents.md."
@@ -45,6 +49,16 @@ REWARD_NOTE = (
     "Look at reward_gain_over_random: above 0, with its CI above 0, means an agent earns more reward per "
     "round than random on the same seeds."
 )
+#: The line printed when no random agent ran (no reference column in the table); ``{column}`` is the metric's.
+NO_REFERENCE_NOTE = (
+    "Look at {column} ({better} is better). Add random (random-perarm on per-arm features) to --agents to "
+    "see each agent's ratio to random play."
+)
+#: The line printed when random's regret is 0 on every seed (the ratio is undefined).
+UNDEFINED_RATIO_NOTE = (
+    "ratio_to_random is undefined ('-'): random's final regret is 0 on every seed, so every arm is as good "
+    "as every other and no agent can do better than random here (final_regret_mean says the same)."
+)
 
 EXAMPLES = """examples (times on 2 cores):
   dpbandit                                 # the default comparison (10-30 s)
@@ -52,7 +66,8 @@ EXAMPLES = """examples (times on 2 cores):
   dpbandit run --agents linucb,greedy,random --env dpbandit/LinearBandit-v0 --horizon 5000   # about 10 s
   dpbandit run --agents batched-screening,dphdb,random --agent linucb:alpha=0.5,regularization=2 --epsilon 0.5
   dpbandit run --env dpbandit/Digits-v0 --agents private:max_rounds_per_user=5,linucb,random
-  dpbandit run --env mymodule:MyBandit --agents linucb,random   # your own Gymnasium environment
+  dpbandit run --env mymodule:MyBandit --agents linucb,random   # your own environment (run from its folder)
+  dpbandit list                            # every agent and environment, with its defaults
   dpbandit sweep examples/sweep_small.toml # a resumable grid, about a minute (docs/sweeps.md)
 """
 
@@ -107,6 +122,22 @@ def _registered_taking(option: str) -> list[str]:
 
     accepted = {name: accepted_options(agent_class(name)) for name in AGENTS}
     return [name for name, options in accepted.items() if options is None or option in options]
+
+
+def _closing_note(table: Any, is_default: bool) -> str:
+    """What to look at in ``table``: a sentence naming only columns that are printed."""
+    from dpbandit.harness.summary import REGRET
+
+    ratio, gain = "ratio_to_random", "reward_gain_over_random"
+    if ratio in table and table[ratio].notna().any():
+        return DEFAULT_NOTE if is_default else NOTE
+    if gain in table and table[gain].notna().any():
+        return REWARD_NOTE
+    regret = bool((table["metric"] == REGRET).all())
+    if ratio in table and regret:
+        return UNDEFINED_RATIO_NOTE
+    column, better = ("final_regret_mean", "lower") if regret else ("avg_reward_mean", "higher")
+    return NO_REFERENCE_NOTE.format(column=column, better=better)
 
 
 def _digits(column: str) -> int | None:
@@ -179,38 +210,54 @@ def _cmd_run(args: argparse.Namespace) -> int:
     out = _check_out_dir(Path(args.out))
 
     from dpbandit.harness import final_regret_table, plot_regret, run
+    from dpbandit.harness.catalogue import check_observation_models
+    from dpbandit.harness.outdir import locked
     from dpbandit.harness.plot import describe_rewards
     from dpbandit.harness.protocol import describe
     from dpbandit.harness.run import make_env
-    from dpbandit.harness.summary import REGRET
 
     probe = make_env(args.env, horizon, env_kwargs)  # its errors name env_id / kwargs / horizon
     core = describe(probe, horizon)
     reward_law = describe_rewards(probe)
     probe.close()
-    df = run(
-        args.env,
-        agents,
-        n_seeds=args.seeds,
-        root_seed=args.root_seed,
-        horizon=horizon,
-        env_kwargs=env_kwargs,
-        n_jobs=args.jobs,
-        progress=False if args.no_progress else None,
-    )
-    df.to_parquet(out / "results.parquet", index=False)
-    table = final_regret_table(df, reward_range=getattr(core, "reward_range", None))
-    table.to_csv(out / "final_regret.csv", index=False)
+    check_observation_models([spec.partition(":")[0].strip() for spec in specs], args.env,
+                             core.observation_model)
     env_label = f"{args.env}: d={core.dim}, K={core.n_arms}, T={core.horizon:,}"
-    plot = plot_regret(df, out / "regret.png", env_label=env_label, reward_law=reward_law)
+    print(f"{env_label} ({_horizon_source(args, env_kwargs)}); {len(agents)} agents x {args.seeds} seeds")
+    with locked(out, option="--out"):
+        df = run(
+            args.env,
+            agents,
+            n_seeds=args.seeds,
+            root_seed=args.root_seed,
+            horizon=horizon,
+            env_kwargs=env_kwargs,
+            n_jobs=args.jobs,
+            progress=False if args.no_progress else None,
+        )
+        df.to_parquet(out / "results.parquet", index=False)
+        table = final_regret_table(df, reward_range=getattr(core, "reward_range", None))
+        table.to_csv(out / "final_regret.csv", index=False)
+        plot = plot_regret(df, out / "regret.png", env_label=env_label, reward_law=reward_law)
     _print_table(table)
     is_default = specs == split_agent_list(DEFAULT_AGENTS) and (args.env, core.horizon) == (
         DEFAULT_ENV,
         DEFAULT_HORIZON,
     )
-    print("\n" + (DEFAULT_NOTE if is_default else NOTE if (table["metric"] == REGRET).all() else REWARD_NOTE))
+    print("\n" + _closing_note(table, is_default))
     print(f"wrote {out / 'results.parquet'}, {out / 'final_regret.csv'} and {plot}")
     return 0
+
+
+def _horizon_source(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> str:
+    """Where the run's horizon comes from, for the line printed before the work."""
+    if args.horizon is not None:
+        return "T from --horizon"
+    if "horizon" in env_kwargs:
+        return "T from --env-kwarg horizon"
+    if _horizon(args, env_kwargs) is None:
+        return "T: the environment's own"
+    return f"T: dpbandit run's default, {DEFAULT_HORIZON:,}; --horizon T sets it"
 
 
 def _horizon(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> int | None:
@@ -272,6 +319,38 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_list(args: argparse.Namespace) -> int:
+    """Print every registered agent and environment (:mod:`dpbandit.harness.catalogue`)."""
+    from dpbandit.harness.catalogue import agent_entries, env_entries
+
+    agents = agent_entries()
+    width = max(len(a.name) for a in agents)
+    print("agents (--agents NAME[:option=value,...]; 'private, central': central-model DP):")
+    for a in agents:
+        privacy = f"private, {a.trust_model}" if a.private else "not private"
+        features = a.observation_model.replace("_", "-")
+        print(f"  {a.name:<{width}}  [{privacy}; {features} features]  {a.description}")
+    envs = env_entries()
+    width = max(len(e.env_id) for e in envs)
+    print("\nenvironments (--env ID; --env-kwarg KEY=VALUE changes a default):")
+    for e in envs:
+        print(f"  {e.env_id:<{width}}  " + ", ".join(f"{k}={v!r}" for k, v in e.defaults.items()))
+    print(
+        "\nyour own: --env mymodule:ClassName or --env mymodule:EnvId-v0, run from mymodule's folder "
+        "(docs/architecture.md, 'Environment contract')."
+    )
+    return 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dpbandit")
+    except PackageNotFoundError:  # pragma: no cover  (run from a source tree without installing)
+        return "unknown (not installed)"
+
+
 def _positive_float(text: str) -> float:
     value = float(text)
     if not (value > 0 and math.isfinite(value)):
@@ -283,17 +362,19 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--env",
         default=DEFAULT_ENV,
-        help=f"the environment: a registered id (default {DEFAULT_ENV}), 'module:EnvId-v0' (the module "
-        "registers the id) or an entry point 'package.module:ClassName' (any Gymnasium contextual bandit, "
-        "docs/architecture.md)",
+        help=f"the environment: a registered id (default {DEFAULT_ENV}; `dpbandit list` shows them all), "
+        "'module:EnvId-v0' (the module registers the id) or 'module:ClassName' (any Gymnasium contextual "
+        "bandit, docs/architecture.md); the current folder is importable, as with `python -m`, so run "
+        "from your module's folder",
     )
     p.add_argument(
         "--agents",
         default=None,
         metavar="LIST",
-        help=f"comma-separated agents (default {DEFAULT_AGENTS}); known: see dpbandit.agents.AGENTS "
-        "(random, linucb, dphdb, batched-screening, ...). Options may follow a name: 'linucb:alpha=0.5,regularization=2' "
-        "(an item with '=' belongs to the agent before it)",
+        help=f"comma-separated agents (default {DEFAULT_AGENTS}); `dpbandit list` shows them all (private, "
+        "random, linucb, batched-screening, dphdb, ...; '-perarm' forms for per-arm features). Options may "
+        "follow a name: 'linucb:alpha=0.5,regularization=2' (an item with '=' belongs to the agent before "
+        "it)",
     )
     p.add_argument(
         "--agent",
@@ -333,7 +414,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         default=DEFAULT_JOBS,
         help=f"worker processes (default {DEFAULT_JOBS}; 2 pays off once each run takes more than a few seconds)",
     )
-    p.add_argument("--out", default="out/default", help="output folder (default out/default)")
+    p.add_argument(
+        "--out",
+        default="out/default",
+        help="output folder (default out/default; a job writing there refuses a second one, a later job "
+        "replaces its files)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
     p.set_defaults(handler=_cmd_run)
 
@@ -346,6 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"dpbandit {_version()}")
     sub = parser.add_subparsers(dest="command")
     p = sub.add_parser(
         "run",
@@ -378,6 +465,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("store", help="sweep store directory")
     p.add_argument("--out", default=None, help="output directory (default STORE/report)")
     p.set_defaults(handler=_cmd_report)
+
+    p = sub.add_parser(
+        "list", help="every agent (private or not, trust and observation model) and environment"
+    )
+    p.set_defaults(handler=_cmd_list)
     return parser
 
 
@@ -385,13 +477,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dpbandit`` console script."""
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["run", *argv]  # `dpbandit [run options]` is `dpbandit run [run options]`
     args = parser.parse_args(argv)
+    from dpbandit.harness.protocol import EpisodeEnded
+
+    path = list(sys.path)
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # --env mymodule:Class from mymodule's folder, as with `python -m`
     try:
-        return args.handler(args)
-    except (ValueError, TypeError) as err:
+        with warnings.catch_warnings():  # restores showwarning on exit
+            warnings.showwarning = _OncePerJob()
+            return args.handler(args)
+    except (ValueError, TypeError, FileNotFoundError, EpisodeEnded) as err:
         parser.exit(2, f"dpbandit: error: {err}\n")
+    finally:
+        sys.path[:] = path
+
+
+class _OncePerJob:
+    """``warnings.showwarning`` of the command: ``dpbandit: warning: <message>`` on standard error, each text
+    once per job. (Python's own "once" filter forgets what it showed whenever a library changes the filters,
+    so the agents' warnings came once per seed.)"""
+
+    def __init__(self) -> None:
+        self.shown: set[str] = set()
+
+    def __call__(self, message: Warning | str, *_: Any, **__: Any) -> None:
+        text = f"dpbandit: warning: {message}"
+        if text not in self.shown:
+            self.shown.add(text)
+            print(text, file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -72,6 +72,8 @@ POSTPROCESSING = ("tests/agents/batched/test_postprocessing.py",)
 BLOCKS = ("tests/agents/batched/test_block_independence.py",)
 BOUNDARY = ("tests/privacy/test_guarantee_boundary.py",)
 PRIVATE = ("tests/agents/batched/test_private.py",)
+#: The release-path test of issue 32 (neighbouring batches through each agent's own end-of-batch code).
+RELEASE_PATH = ("tests/agents/batched/test_release_sensitivity.py",)
 
 MUTANTS: tuple[Mutant, ...] = (
     # ------------------------------------------------------------ noise samplers and regularity
@@ -668,5 +670,27 @@ MUTANTS: tuple[Mutant, ...] = (
         'self.centres = np.full(self.n_models, acc["r"].sum() / Nr.sum())',
         'self.centres = np.full(self.n_models, self._rewards.sum() / max(self.batch_size, 1))',
         POSTPROCESSING,
+    ),
+    Mutant(
+        "issue32-private-moments-released-doubled",
+        "dpbandit/agents/batched/private.py",
+        '"moments": self._moments, "sums": self._sums,',
+        '"moments": 2.0 * self._moments, "sums": self._sums,',
+        (*RELEASE_PATH, *PRIVATE, *POSTPROCESSING, "tests/privacy/test_release.py", BATCHED_CASES),
+    ),
+    Mutant(  # the bug of issue 32 itself: doubled on the release path, after the statistics the helpers read
+        "issue32-moments-doubled-at-release",
+        "dpbandit/agents/batched/gaussian.py",
+        "released = self.release.release(self.noise_rng, values, self.sensitivities())",
+        "released = self.release.release(self.noise_rng, {**values, **{k: 2.0 * values[k] for k in ('moments',) "
+        "if k in values}}, self.sensitivities())",
+        (*RELEASE_PATH, *GAUSSIAN_AGENTS, *PRIVATE, *POSTPROCESSING, "tests/privacy/test_release.py"),
+    ),
+    Mutant(
+        "issue32-rewards-clipped-above-only",
+        "dpbandit/agents/batched/clipping.py",
+        "return np.clip(centred, -self.reward_clip, self.reward_clip), np.abs(centred) <= self.reward_clip",
+        "return np.minimum(centred, self.reward_clip), np.abs(centred) <= self.reward_clip",
+        (*RELEASE_PATH, *GAUSSIAN_AGENTS, *PRIVATE, "tests/agents/batched/test_reward_range.py"),
     ),
 )

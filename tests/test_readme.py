@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -37,9 +38,10 @@ OUTLINES = {
 #: ``dpbandit`` commands that need something a test machine lacks.
 NOT_RUN = {
     "dpbandit sweep big.toml --scheduler tcp://head:8786": "needs a Dask scheduler",
-    # the user's own module; tests/test_cli.py runs a user environment through --env module:Class
-    "dpbandit run --env mymodule:MyBandit --agents linucb,random": "mymodule is the user's own module",
 }
+#: The user's own module of the examples (``--env mymodule:MyBandit``), written into the folder the command
+#: runs from (the command imports from the current folder): the tests' toy bandit under the examples' names.
+USER_MODULE = "from toy_bandit import ToyBandit as MyBandit, ToyBandit as CoinBandit  # noqa: F401\n"
 
 
 def fenced_blocks(path: Path) -> list[tuple[str, str]]:
@@ -111,6 +113,8 @@ def _run_command(command: str, tmp_path: Path, monkeypatch) -> int:
         return cli.main(
             ["sweep", str(config), "--out", str(tmp_path / "store"), "--backend", "inprocess", *args[2:]]
         )
+    if args[:1] == ["list"]:
+        return cli.main(args)
     if args[:1] == ["report"]:
         assert cli.main(["sweep", str(ROOT / "examples/sweep_small.toml"), "--dry-run"]) == 0
         _run_command("dpbandit sweep examples/sweep_small.toml", tmp_path, monkeypatch)
@@ -206,9 +210,14 @@ def test_every_documented_command_is_collected():
 def test_every_documented_command_runs(source, command, tmp_path, monkeypatch, capsys):
     if command in NOT_RUN:
         pytest.skip(NOT_RUN[command])
+    if "mymodule:" in command:
+        (tmp_path / "mymodule.py").write_text(USER_MODULE)
+        monkeypatch.delitem(sys.modules, "mymodule", raising=False)
     assert _run_command(command, tmp_path, monkeypatch) == 0
     out = capsys.readouterr().out
-    if shlex.split(command)[1:2] not in (["sweep"], ["report"]):
+    if shlex.split(command)[1:2] == ["list"]:
+        assert "private" in out and "dpbandit/HDBSection54-v0" in out
+    elif shlex.split(command)[1:2] not in (["sweep"], ["report"]):
         assert "ratio_to_random" in out or "final_regret_mean" in out
         assert (tmp_path / "out").is_dir()
 

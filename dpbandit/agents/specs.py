@@ -89,16 +89,29 @@ def split_agent_list(text: str) -> list[str]:
 HARNESS_ARGUMENTS = frozenset({"self", "n_arms", "dim", "rng", "horizon"})
 
 
+def _named(parameters: Mapping[str, inspect.Parameter]) -> set[str]:
+    """Keyword-passable parameter names, less :data:`HARNESS_ARGUMENTS`."""
+    variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    return {name for name, p in parameters.items() if p.kind not in variadic} - HARNESS_ARGUMENTS
+
+
 def accepted_options(cls: type) -> set[str] | None:
-    """The options of ``cls``'s constructor, less :data:`HARNESS_ARGUMENTS` (``None``: ``**kwargs``, any)."""
-    parameters = inspect.signature(cls.__init__).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-        return None
-    return {
-        name
-        for name, p in parameters.items()
-        if p.kind is not inspect.Parameter.VAR_POSITIONAL and name not in HARNESS_ARGUMENTS
-    }
+    """The options of ``cls``'s constructor, less :data:`HARNESS_ARGUMENTS` (``None``: any keyword).
+
+    An ``__init__`` taking ``**kwargs`` passes them up the class hierarchy (``super().__init__(**kwargs)``),
+    so its options are its own named parameters plus those of the next ``__init__`` up the MRO; ``None``
+    only when no ``__init__`` up the hierarchy closes the list (a factory that takes any keyword).
+    """
+    inits = [k.__dict__["__init__"] for k in getattr(cls, "__mro__", ()) if "__init__" in k.__dict__]
+    options: set[str] = set()
+    for init in inits if isinstance(cls, type) else [cls]:
+        if init is object.__init__:
+            break
+        parameters = inspect.signature(init).parameters
+        options |= _named(parameters)
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            return options
+    return None
 
 
 def parse_agent(spec: str, common: Mapping[str, Any] | None = None) -> tuple[str, Any]:

@@ -16,9 +16,11 @@ import importlib
 import pickle
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from dpbandit import _validate
+from dpbandit.harness.catalogue import nearest
 from dpbandit.harness.checks import accepts_keyword
 
 __all__ = ["EnvSource", "check_env_source", "make_env", "takes_horizon"]
@@ -42,7 +44,12 @@ def _registered(env_id: str) -> _Resolved | None:
         spec = gymnasium.spec(env_id)
     except gymnasium.error.Error:
         return None
-    creator = spec.entry_point if callable(spec.entry_point) else load_env_creator(spec.entry_point)
+    try:
+        creator = spec.entry_point if callable(spec.entry_point) else load_env_creator(spec.entry_point)
+    except (ImportError, AttributeError) as err:
+        raise ValueError(
+            f"Expected the entry point {spec.entry_point!r} of env_id={env_id!r} to be importable: {err}."
+        ) from None
     return _Resolved(spec.id, creator, spec.kwargs)
 
 
@@ -55,25 +62,34 @@ def _resolve(env: EnvSource) -> _Resolved:
 
             found = _registered(env)
             if found is None:
+                close = nearest(env, gymnasium.registry)
+                hint = f" Did you mean {close!r}?" if close else ""
                 raise ValueError(
                     f"Unknown env_id={env!r}: not a registered Gymnasium id (give 'module:EnvId-v0' to "
-                    "import the module that registers it, or an entry point 'package.module:ClassName')."
+                    "import the module that registers it, or an entry point 'package.module:ClassName'; "
+                    f"`dpbandit list` shows the registered ids).{hint}"
                 )
             return found
         module_name, _, name = env.partition(":")
         try:
             module = importlib.import_module(module_name)
         except ImportError as err:
-            raise ValueError(f"Expected env={env!r} to name an importable module: {err}.") from None
+            raise ValueError(
+                f"Expected env={env!r} to name an importable module: {err} (modules are looked up on "
+                f"sys.path, to which the `dpbandit` command adds the current folder, {Path.cwd()}: run it "
+                "from the module's folder, install the module, or set PYTHONPATH)."
+            ) from None
         found = _registered(name) if name else None
         if found is not None:
             return found
         creator = getattr(module, name, None) if name else None
         if not callable(creator):
+            close = nearest(name, [*vars(module), *gymnasium.registry])
+            hint = f" Did you mean {module_name}:{close}?" if close else ""
             raise ValueError(
                 f"Expected env={env!r} to be 'module:EnvId-v0' (an id the module registers) or "
                 f"'module:ClassName' (an Env class or function of the module): {module_name} has "
-                f"neither {name!r}."
+                f"neither {name!r}.{hint}"
             )
         return _Resolved(None, creator, {})
     if isinstance(env, gymnasium.Env):

@@ -6,7 +6,8 @@ Shared conventions of every plot of the project (this module and :mod:`dpbandit.
   other names a colour chosen by a hash of the name, so a colour never depends on which agents are plotted;
 * private agents are drawn solid and labelled ``"name (private, eps=1, delta=1e-4)"``; agents without a
   privacy claim (the non-private references) are dashed and labelled ``"name (not private)"``;
-* the title names epsilon and delta next to each other, and the reward law / metric.
+* the title names the environment with d, K and T, the reward law / metric, and epsilon and delta next to
+  each other (or, when private agents differ in budget, points to the legend, where each has its own).
 """
 
 from __future__ import annotations
@@ -44,9 +45,9 @@ COLOURS: dict[str, str] = {
     "batched-peeling-perarm": "#e377c2",
     "fliphat": "#bcbd22",
     "fliphat-disjoint": "#dbdb8d",
-    "private": "#000000",
-    "private-perarm": "#000000",
-    "private-etc": "#17becf",
+    "private": "#17becf",  # cyan: apart from random's grey, DP-HDB's red and LinUCB's blue (default job)
+    "private-perarm": "#17becf",
+    "private-etc": "#9edae5",  # light cyan: the simple reference beside private
 }
 #: Colours for unregistered names: saturated, no greys (the random agent's). Two names may share one (a hash);
 #: the legend label tells them apart.
@@ -94,10 +95,30 @@ def privacy_label(df: pd.DataFrame) -> str:
 
 
 def legend_label(name: str, rows: pd.DataFrame) -> str:
-    """``"name (private, eps=1, delta=0.0001)"`` or ``"name (not private)"`` from the agent's rows."""
+    """``"name (private, eps=1, delta=0.0001)"`` or ``"name (not private)"`` from the agent's own rows; the
+    trust model is added when it is not central (``"..., local"``; from a ``trust_model`` column, if any)."""
     if rows["claimed_epsilon"].notna().any():
-        return f"{name} (private, {privacy_label(rows)})"
+        trust = set(rows["trust_model"].dropna()) - {"central"} if "trust_model" in rows else set()
+        return f"{name} (private, {', '.join([privacy_label(rows), *sorted(trust)])})"
     return f"{name} (not private)"
+
+
+def title_privacy(df: pd.DataFrame) -> str:
+    """The privacy part of a title: :func:`privacy_label` when every private agent has the same budget, else
+    ``"privacy per agent in the legend"`` (a title cannot pair several epsilons with several deltas)."""
+    private = df[df["claimed_epsilon"].notna()]
+    budgets = {privacy_label(rows) for _, rows in private.groupby("agent")}
+    return privacy_label(df) if len(budgets) <= 1 else "privacy per agent in the legend"
+
+
+def environment_label(df: pd.DataFrame) -> str:
+    """``"env_id: d=.., K=.., T=.."`` from the frame (its ``env_id`` and the ``attrs["environment"]`` that
+    :func:`dpbandit.harness.run` records; T from the last step when a frame has no attrs)."""
+    names = ", ".join(map(str, df["env_id"].unique())) if "env_id" in df else "environment"
+    shape = dict(df.attrs.get("environment", {}))
+    shape.setdefault("horizon", int(df["step"].max()))
+    parts = [f"{label}={shape[key]}" for label, key in (("d", "dim"), ("K", "n_arms")) if key in shape]
+    return f"{names}: " + ", ".join([*parts, f"T={shape['horizon']:,}"])
 
 
 def describe_rewards(env: Any) -> str | None:
@@ -168,17 +189,14 @@ def draw_curves(df: pd.DataFrame, ax: Any) -> str:
 
 
 def default_title(df: pd.DataFrame, *, env_label: str | None = None, reward_law: str | None = None) -> str:
-    """Two lines: ``env_label`` (else the frame's ``env_id``) with ``(reward_law)``; what is plotted, over how
-    many seeds, and the privacy budget (claimed epsilon and delta side by side, :func:`privacy_label`)."""
-    if env_label is None and "env_id" in df:
-        env_label = ", ".join(map(str, df["env_id"].unique()))
-    head = env_label or ""
+    """Two lines: ``env_label`` (else :func:`environment_label`: env id, d, K, T) with ``(reward_law)``; what
+    is plotted, over how many seeds, and the privacy budget (:func:`title_privacy`)."""
+    head = env_label or environment_label(df)
     if reward_law:
-        head = f"{head} ({reward_law})" if head else reward_law
+        head = f"{head} ({reward_law})"
     what = "pseudo-regret" if observed_metric(df)[0] == "cumulative_regret" else "observed reward"
     n_seeds = df.groupby("agent")["seed"].nunique().min()
-    body = f"mean cumulative {what}, 95% CI over {n_seeds} seeds; {privacy_label(df)}"
-    return f"{head}\n{body}" if head else body
+    return f"{head}\nmean cumulative {what}, 95% CI over {n_seeds} seeds; {title_privacy(df)}"
 
 
 def plot_regret(

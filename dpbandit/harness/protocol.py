@@ -29,11 +29,16 @@ import numpy as np
 
 from dpbandit import _validate
 
-__all__ = ["BOOKKEEPING_WRAPPERS", "EnvDescription", "check_observation", "describe"]
+__all__ = ["BOOKKEEPING_WRAPPERS", "EnvDescription", "EpisodeEnded", "check_observation", "describe"]
 
 #: Wrappers ``gymnasium.make`` adds that change neither observations nor rewards: the block fast path
 #: (which reads ``env.unwrapped.draw_rounds``) is used only when every wrapper is one of these.
 BOOKKEEPING_WRAPPERS = ("TimeLimit", "OrderEnforcing", "PassiveEnvChecker")
+
+
+class EpisodeEnded(RuntimeError):
+    """The environment ended its episode (``terminated`` or ``truncated``) before the run's horizon: a bandit
+    is continuing, truncated at the horizon only. Raised by the run, since only playing can tell."""
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from dpbandit.harness import protocol, seeding
 from dpbandit.harness.checks import accepts_keyword, check_agents, check_memory
 from dpbandit.harness.environments import EnvSource, check_env_source, make_env
 from dpbandit.harness.progress import INTERVAL, Heartbeat, RunProgress
-from dpbandit.harness.protocol import EnvDescription
+from dpbandit.harness.protocol import EnvDescription, EpisodeEnded
 from dpbandit.harness.timing import RunClock
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -216,7 +216,7 @@ def _play_steps(
             trace.regrets[t] = best - means[action]
             trace.optimal[t] = means[action] >= best
         if (terminated or truncated) and t + 1 < horizon:
-            raise RuntimeError(
+            raise EpisodeEnded(
                 f"The environment ended its episode after {t + 1} rounds, before horizon={horizon}; a "
                 "bandit is continuing (truncated at the horizon only)."
             )
@@ -406,8 +406,9 @@ def _warn_undeclared_range(agents: Mapping[str, AgentFactory], spec: EnvDescript
 def _check_env(
     env: EnvSource, agents: Mapping[str, AgentFactory], horizon: int | None, env_kwargs: Any, n_jobs: int,
     root_seed: int,
-) -> None:
-    """Build, describe and reset the environment once; check the agents fit it and the runs fit in memory."""
+) -> EnvDescription:
+    """Build, describe and reset the environment once; check the agents fit it and the runs fit in memory;
+    return its description."""
     check_env_source(env, n_jobs)
     probe = make_env(env, horizon, env_kwargs)
     spec = protocol.describe(probe, horizon)
@@ -419,6 +420,7 @@ def _check_env(
     _warn_undeclared_range(agents, spec)
     per_round = max(_round_elements(_observation_model(f), spec) for f in agents.values())
     check_memory(spec, max(per_round, BLOCK_ELEMENTS), n_jobs)
+    return spec
 
 
 def run(
@@ -472,7 +474,7 @@ def run(
     _validate.one_of(("log", "linear"), spacing=spacing)
     if progress is not None and not isinstance(progress, bool):
         raise TypeError(f"Expected progress to be True, False or None, got {progress!r}.")
-    _check_env(env, agents, horizon, env_kwargs, n_jobs, root_seed)
+    spec = _check_env(env, agents, horizon, env_kwargs, n_jobs, root_seed)
     show = progress is not False
     options = {
         "horizon": horizon,
@@ -507,4 +509,7 @@ def run(
             pool.shutdown(cancel_futures=True)
     import pandas as pd
 
-    return pd.concat(frames, ignore_index=True)
+    frame = pd.concat(frames, ignore_index=True)
+    # d, K and T for plot titles (dpbandit.harness.plot.environment_label)
+    frame.attrs["environment"] = {"dim": spec.dim, "n_arms": spec.n_arms, "horizon": spec.horizon}
+    return frame

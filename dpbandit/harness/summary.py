@@ -27,6 +27,8 @@ MIN_SEEDS = 3
 REGRET = "pseudo-regret"
 REWARD = "observed reward"
 NONNEGATIVE = (0.0, math.inf)
+#: A reference agent and its per-arm form: either one gives the ``ratio_to_<reference>`` column.
+REFERENCE_FORMS = {"random": ("random", "random-perarm")}
 UNIT = (0.0, 1.0)
 
 
@@ -109,9 +111,10 @@ def final_regret_table(
 
     * ``"pseudo-regret"`` when the environment gave expected rewards (``cumulative_regret`` finite):
       ``final_regret_mean``, ``ci95_low`` / ``ci95_high``; with the ``reference`` agent (default
-      ``"random"``) in ``df``, ``ratio_to_<reference>``: the mean over seeds of each seed's final regret
+      ``"random"``, or its per-arm form ``"random-perarm"``: :data:`REFERENCE_FORMS`) in ``df``,
+      ``ratio_to_<reference>``: the mean over seeds of each seed's final regret
       divided by the reference's on the same seed (same environment draws: paired), with its interval;
-      below 1 means the agent learns.
+      below 1 means the agent learns. Undefined (NaN, no warning) when the reference's regret is 0.
     * ``"observed reward"`` when it did not (``cumulative_regret`` NaN; regret against the best arm in
       hindsight is not claimed): ``final_reward_mean`` (sum of observed rewards), ``avg_reward_mean``
       (that sum over the rounds played) with intervals, and ``reward_gain_over_<reference>``: the average
@@ -138,8 +141,9 @@ def final_regret_table(
     last = df[df["step"] == df.groupby(["agent", "seed"])["step"].transform("max")]
     pair_keys = ["seed", *(k for k in by if k != "agent")]
     ref = None
-    if reference is not None and reference in set(last["agent"]):
-        ref = last[last["agent"] == reference].assign(avg_reward=lambda f: _average_reward(f))
+    present = [name for name in REFERENCE_FORMS.get(reference, (reference,)) if name in set(last["agent"])]
+    if present:  # the reference, or its per-arm form (one column name for both)
+        ref = last[last["agent"] == present[0]].assign(avg_reward=lambda f: _average_reward(f))
     ratio, gain = f"ratio_to_{reference}", f"reward_gain_over_{reference}"
     rows = []
     for key, group in last.groupby(list(by), sort=False):
@@ -151,7 +155,9 @@ def final_regret_table(
             regret = group["cumulative_regret"].to_numpy(dtype=float)
             _statistic(row, "final_regret_mean", regret, NONNEGATIVE, low="ci95_low", high="ci95_high")
             if ref is not None and _known(ref, "cumulative_regret"):
-                ratios = regret / _paired(group, ref, pair_keys, "cumulative_regret")
+                with np.errstate(divide="ignore", invalid="ignore"):  # reference regret 0: undefined
+                    ratios = regret / _paired(group, ref, pair_keys, "cumulative_regret")
+                ratios[~np.isfinite(ratios)] = math.nan
                 low, high = f"{ratio}_ci95_low", f"{ratio}_ci95_high"
                 _statistic(row, ratio, ratios, NONNEGATIVE, low=low, high=high)
             row["final_regret_std"] = regret.std(ddof=1) if seeds > 1 else math.nan

@@ -1,0 +1,363 @@
+"""The numbers the README and docs/ give for what a command or an example prints, checked at their source.
+
+Issue 32. Each number is read from the document itself (a regular expression on its sentence), so a changed
+result fails here, naming the sentence to update, and nowhere else:
+
+* the default job's numbers (README set-up section, the note the command prints): against one run of the
+  default job, shared by the tests of this file (module fixture, ~20 s);
+* the command-line examples' ratios: against ``results/cli_examples.csv`` (``python sims/cli_examples.py``
+  runs the README's commands as written), whose default-job rows must equal the run above (the page is fresh);
+* the "Which private agent" table: against ``results/learning_suite.csv``, which it cites; the DP-HDB
+  crossover against ``results/fig5_1_long.md``;
+* the user-level epsilon of the privacy section and the worked example of docs/privacy.md: against the agents
+  (their accountant; the rounds learned from a seeded run);
+* every ``print(...)  # <numbers>`` line of docs/ and the README: the printed numbers, to the comment's
+  digits.
+
+A README number ``~0.34`` matches a value that rounds to it at its digits (0.336 does, 0.346 does not).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpbandit import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+CLI_EXAMPLES = ROOT / "results" / "cli_examples.csv"
+LEARNING_SUITE = ROOT / "results" / "learning_suite.csv"
+FIG5_1_LONG = ROOT / "results" / "fig5_1_long.md"
+#: ``` `agent` ratio ~0.34 (CI below 1)``` in the README's list of command-line examples.
+RATIO_CLAIM = re.compile(r"`([^`]+)` ratio ~([\d.]+)(?: \(CI (below|reaching above) 1\))?")
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _find(pattern: str, text: str) -> tuple[str, ...]:
+    """The groups of ``pattern`` in ``text`` (whitespace-normalised); fails naming the sentence if gone."""
+    match = re.search(pattern, _flat(text))
+    assert match, f"the sentence {pattern!r} is no longer in the document: update this test with it"
+    return match.groups()
+
+
+def rounds_to(text: str, value: float) -> bool:
+    """Whether ``value`` rounded to the digits of ``text`` (e.g. ``"0.34"``, ``"1.0"``, ``"7,827"``) is it."""
+    text = text.replace(",", "")
+    digits = len(text.split(".")[1]) if "." in text else 0
+    return math.isclose(round(float(value), digits), float(text), abs_tol=10.0 ** -(digits + 6))
+
+
+def _section(title: str) -> str:
+    text = README.read_text()
+    start = text.index(f"## {title}")
+    end = text.find("\n## ", start + 3)
+    return text[start:] if end < 0 else text[start:end]
+
+
+# ------------------------------------------------------------------------------ the default job
+@pytest.fixture(scope="module")
+def default_job(tmp_path_factory) -> tuple[pd.DataFrame, str]:
+    """One run of the default job as a newcomer types it (``dpbandit``): its table and what it printed."""
+    out = tmp_path_factory.mktemp("default")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert cli.main(["--out", str(out), "--no-progress"]) == 0
+    return pd.read_csv(out / "final_regret.csv").set_index("agent"), printed.getvalue()
+
+
+def _learning_suite(setting: str, agent: str, column: str) -> float:
+    suite = pd.read_csv(LEARNING_SUITE, comment="#")
+    row = suite[(suite["setting"] == setting) & (suite["agent"] == agent)]
+    assert len(row) == 1, f"{setting} / {agent} not in {LEARNING_SUITE.name}"
+    return float(row[column].iloc[0])
+
+
+def test_setup_section_numbers_match_the_default_job(default_job):
+    table, _ = default_job
+    setup = _section("Set up a fresh machine")
+    (private,) = _find(r"`private` learns at epsilon = 1 \(about ([\d.]+)x random's regret", setup)
+    assert rounds_to(private, table.loc["private", "ratio_to_random"])
+    (screening,) = _find(
+        r"`batched-screening-perarm` does better, about ([\d.]+)x in `results/learning_suite.md`", setup
+    )
+    assert rounds_to(screening, _learning_suite("S1", "batched-screening-perarm", "ratio_to_random"))
+    (dphdb,) = _find(r"play like random, with a ratio of about (\d+):", setup)
+    assert rounds_to(dphdb, table.loc["dphdb", "ratio_to_random"])
+    (crossover,) = _find(r"it starts to beat random only after about (\d+) x 10\^5 rounds", setup)
+    (measured,) = _find(r"Crossover \(T = 1e\+07 run\): T_x = (\d+)", FIG5_1_LONG.read_text())
+    assert rounds_to(crossover, int(measured) / 1e5)
+
+
+def test_the_default_jobs_printed_note_matches_its_table(default_job):
+    table, printed = default_job
+    assert cli.DEFAULT_NOTE in _flat(printed)
+    (private,) = _find(r"learns \(ratio ~([\d.]+);", cli.DEFAULT_NOTE)
+    assert rounds_to(private, table.loc["private", "ratio_to_random"])
+    (screening,) = _find(r"batched-screening-perarm does better, ~([\d.]+):", cli.DEFAULT_NOTE)
+    assert rounds_to(screening, _learning_suite("S1", "batched-screening-perarm", "ratio_to_random"))
+    (dphdb,) = _find(r"play like random \(ratio ~(\d+)\)", cli.DEFAULT_NOTE)
+    assert rounds_to(dphdb, table.loc["dphdb", "ratio_to_random"])
+
+
+def test_the_results_page_of_the_commands_is_fresh(default_job):
+    """``results/cli_examples.csv`` lists the README's commands, and its default job is today's."""
+    sys.path.insert(0, str(ROOT / "sims"))
+    try:
+        from cli_examples import readme_commands
+    finally:
+        sys.path.remove(str(ROOT / "sims"))
+    page = pd.read_csv(CLI_EXAMPLES, comment="#")
+    assert page.groupby("example")["command"].first().tolist() == readme_commands()
+    table, _ = default_job
+    first = page[page["example"] == 1].set_index("agent")
+    assert sorted(first.index) == sorted(table.index)
+    for column in ("ratio_to_random", "ratio_to_random_ci95_high", "final_regret_mean"):
+        for agent in table.index:  # the page keeps 4 significant digits
+            assert float(f"{table.loc[agent, column]:.4g}") == pytest.approx(
+                first.loc[agent, column], rel=1e-9
+            ), f"results/cli_examples.csv is stale ({agent}, {column}): rerun python sims/cli_examples.py"
+
+
+def test_command_line_numbers_match_the_results_page():
+    page = pd.read_csv(CLI_EXAMPLES, comment="#")
+    listing = _section("Command line")
+    listing = listing[
+        listing.index("What each shows") : listing.index("Agents by name")
+        if "Agents by name" in listing
+        else None
+    ]
+    items = re.split(r"\n(?=\d+\. )", listing)[1:]
+    assert len(items) == page["example"].nunique(), "one README item per command of the page"
+    checked = 0
+    for item in items:
+        number = int(item.split(".")[0])
+        claims = RATIO_CLAIM.findall(_flat(item))
+        assert claims, f"item {number} quotes no `agent` ratio ~x"
+        rows = page[page["example"] == number].set_index("agent")
+        for agent, value, ci in claims:
+            assert agent in rows.index, f"item {number}: {agent} not run by that command"
+            ratio, high = rows.loc[agent, "ratio_to_random"], rows.loc[agent, "ratio_to_random_ci95_high"]
+            assert rounds_to(value, ratio), (
+                f"item {number}: README says {agent} ~{value}, the page {ratio:.4g}"
+            )
+            if ci == "below":
+                assert high < 1, f"item {number}: {agent}'s CI reaches {high:.3g}"
+            elif ci:
+                assert high >= 1, f"item {number}: {agent}'s CI ends at {high:.3g}, below 1"
+            checked += 1
+    assert checked >= 12
+
+
+def test_the_logistic_examples_gap_is_its_environments():
+    """Item 5: "the best arm beats the average by ~0.18 per round", on the command's environment and seeds."""
+    import shlex
+
+    import gymnasium
+
+    import envs  # noqa: F401  (registers the ids)
+    from dpbandit.agents.specs import parse_assignments
+    from dpbandit.harness import seeding
+
+    sys.path.insert(0, str(ROOT / "sims"))
+    try:
+        from cli_examples import readme_commands
+    finally:
+        sys.path.remove(str(ROOT / "sims"))
+    args = cli.build_parser().parse_args(shlex.split(readme_commands()[4])[1:])
+    (gap,) = _find(r"the best arm beats the average by ~([\d.]+) per round", _section("Command line"))
+    kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
+    gaps = []
+    for index in range(args.seeds):
+        env = gymnasium.make(args.env, horizon=args.horizon, **kwargs)
+        env.reset(seed=seeding.env_seed(seeding.seed_sequence(args.root_seed, index)))
+        means = env.unwrapped.draw_rounds(args.horizon).expected_rewards
+        gaps.append((means.max(axis=1) - means.mean(axis=1)).mean())
+    assert rounds_to(gap, float(np.mean(gaps)))
+
+
+# ------------------------------------------------------------------------ results pages the README cites
+#: The "Which private agent" table: (row, [(column, position, setting, agent, measure), ...]): the number at
+#: ``position`` in the row's ``column`` (1: `private`, 2: best other private agent, 3: LinUCB) is the learning
+#: suite's ``measure`` of ``agent`` on ``setting``.
+LEARNING_ROWS = [
+    (
+        "dense parameters",
+        [
+            (1, 0, "S4", "private", "ratio_to_random"),
+            (2, 0, "S4", "batched-ridge", "ratio_to_random"),
+            (3, 0, "S4", "linucb", "ratio_to_random"),
+        ],
+    ),
+    (
+        "digits as a bandit",
+        [
+            (1, 0, "S6a", "private", "accuracy"),
+            (1, 1, "S6b", "private", "accuracy"),
+            (2, 0, "S6a", "dphdb-batched", "accuracy"),
+            (2, 1, "S6b", "dphdb-batched", "accuracy"),
+            (3, 0, "S6a", "linucb", "accuracy"),
+            (3, 1, "S6b", "linucb", "accuracy"),
+        ],
+    ),
+    (
+        "wine, breast cancer, iris",
+        [
+            (1, 0, "id:Wine-v0", "private", "accuracy"),
+            (1, 1, "id:BreastCancer-v0", "private", "accuracy"),
+            (1, 2, "id:Iris-v0", "private", "accuracy"),
+            (3, 0, "id:Wine-v0", "linucb", "accuracy"),
+            (3, 1, "id:BreastCancer-v0", "linucb", "accuracy"),
+            (3, 2, "id:Iris-v0", "linucb", "accuracy"),
+        ],
+    ),
+    (
+        "sparse, Figure 5.1 setting",
+        [
+            (1, 0, "S1", "private", "ratio_to_random"),
+            (2, 0, "S1", "batched-screening-perarm", "ratio_to_random"),
+            (3, 0, "S1", "linucb", "ratio_to_random"),
+        ],
+    ),
+    (
+        "sparse, per-arm, FLIPHAT Setting 5",
+        [
+            (1, 0, "S2", "private-perarm", "ratio_to_random"),
+            (2, 0, "S2", "batched-screening-perarm", "ratio_to_random"),
+            (3, 0, "S2", "shared-linucb", "ratio_to_random"),
+        ],
+    ),
+]
+
+
+def test_which_private_agent_table_matches_the_learning_suite():
+    rows = {
+        line.split("|")[1].strip(): [c.strip() for c in line.split("|")[1:-1]]
+        for line in _section("Which private agent").splitlines()
+        if line.startswith("| ")
+    }
+    for prefix, claims in LEARNING_ROWS:
+        cells = next((cells for key, cells in rows.items() if key.startswith(prefix)), None)
+        assert cells, f"the row {prefix!r} is no longer in the table"
+        for column, position, setting, agent, measure in claims:
+            text = NUMBER.findall(re.sub(r"`[^`]*`", "", cells[column]))[position]
+            value = _learning_suite(setting, agent, measure)
+            assert rounds_to(text, value), f"{prefix}: {agent} {text} vs {value:.4g} in {LEARNING_SUITE.name}"
+    suite = pd.read_csv(LEARNING_SUITE, comment="#")
+    every = suite[suite["setting"].str.startswith("id:") & suite["agent"].str.startswith("private")]
+    low, high = _find(
+        r"every registered environment at its defaults, T = 10\^5 \| ([\d.]+)x to ([\d.]+)x",
+        _section("Which private agent"),
+    )
+    assert rounds_to(low, every["ratio_to_random"].min()) and rounds_to(high, every["ratio_to_random"].max())
+
+
+# ------------------------------------------------------------------------------ privacy numbers
+def _gaussian_agent(cls_name: str, m: int | None, **options):
+    from dpbandit.agents import agent_class
+
+    return agent_class(cls_name)(
+        10, 64, rng=np.random.default_rng(1), horizon=10_000, epsilon=1.0, max_rounds_per_user=m, **options
+    )
+
+
+def test_privacy_section_user_epsilon_is_the_agents():
+    epsilon, delta, user, short = _find(
+        r"# \.\.\. epsilon ([\d.]+), delta ([\de.-]+), user_epsilon ([\d.]+): a person in up to 5 rounds is "
+        r"protected at ([\d.]+)",
+        _section("Privacy, honestly reported"),
+    )
+    agent = _gaussian_agent("private", 5)
+    assert rounds_to(epsilon, agent.privacy.epsilon) and float(delta) == agent.delta
+    assert rounds_to(user, agent.privacy.user_epsilon) and rounds_to(short, agent.privacy.user_epsilon)
+
+
+def test_privacy_docs_worked_example_numbers():
+    """docs/privacy.md, 'Example: sklearn digits drawn with replacement': delta, z, table, calibrations."""
+    from dpbandit.privacy.release import gaussian_multiplier
+
+    text = (ROOT / "docs" / "privacy.md").read_text()
+    example = text[text.index("**Example: `sklearn` digits") :]
+    delta, z = _find(r"delta = min\(1e-5, 1/\(10 T\)\) = 10\^(-\d+)` and `z = ([\d.]+)`", example)
+    agent = _gaussian_agent("batched-screening", 5, reward_center=0.5)
+    assert agent.delta == 10.0 ** int(delta) and rounds_to(z, agent.release.multiplier)
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    rows = np.random.default_rng(0).integers(0, len(y), size=10_000)
+    rewards = (y[rows, None] == np.arange(10)).astype(float)
+    for m in (1, 5, 10):
+        gaussian, zcdp, learned = _find(rf"\| {m} \| ([\d.]+) \| ([\d.]+) \| ([\d,]+) \|", example)
+        screening = _gaussian_agent("batched-screening", m, reward_center=0.5)
+        screening.play_block(X[rows] / 16.0, rewards, user_ids=rows)
+        assert rounds_to(gaussian, screening.privacy.user_epsilon), f"m={m}"
+        assert rounds_to(learned, screening.rounds_learned), f"m={m}"
+        for name in ("batched-peeling", "dphdb-batched"):
+            assert rounds_to(zcdp, _gaussian_agent(name, m).privacy.user_epsilon), f"{name}, m={m}"
+    for m in (
+        5,
+        10,
+    ):  # the round-level epsilon whose multiplier is m z: the doc's value to its digits brackets it
+        (round_level,) = _find(rf"(?:with|With) `m = {m}`[^`]*`epsilon = ([\d.]+)`", example)
+        half = 0.5 * 10.0 ** -len(round_level.split(".")[1])
+        target = m * agent.release.multiplier
+        assert gaussian_multiplier(float(round_level) - half, agent.delta) > target, f"m={m}"
+        assert gaussian_multiplier(float(round_level) + half, agent.delta) < target, f"m={m}"
+
+
+# ------------------------------------------------------------------------------ printed numbers of examples
+#: ``print(...)  # 1.0 6.17 7827`` or ``# (3, 400): ...``: a comment that starts with the printed numbers.
+EXPECTED = re.compile(r"^(\s*)print\((.*)\)\s*#\s*([-\d.(\[][\d.,\s()\[\]e+-]*?)(?::.*)?$")
+
+
+def _blocks_with_expectations() -> list[tuple[str, int, str]]:
+    from test_readme import fenced_blocks
+
+    found = []
+    for path in [README, *DOCS]:
+        for i, (language, code) in enumerate(fenced_blocks(path)):
+            if language == "python" and any(EXPECTED.match(line) for line in code.splitlines()):
+                found.append((path.name, i, code))
+    return found
+
+
+BLOCKS = _blocks_with_expectations()
+
+
+def test_examples_with_printed_numbers_are_found():
+    assert {name for name, _, _ in BLOCKS} >= {"privacy.md", "envs.md"}
+
+
+@pytest.mark.parametrize(("doc", "index", "code"), BLOCKS, ids=[f"{d}-block-{i}" for d, i, _ in BLOCKS])
+def test_the_numbers_an_example_prints_are_the_ones_its_comment_gives(
+    doc, index, code, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    expected, lines = {}, []
+    for number, line in enumerate(code.splitlines()):
+        match = EXPECTED.match(line)
+        if match:
+            indent, arguments, numbers = match.groups()
+            expected[number] = NUMBER.findall(numbers)
+            line = f"{indent}__printed__[{number}] = ' '.join(map(str, ({arguments},)))"
+        lines.append(line)
+    printed: dict[int, str] = {}
+    exec(compile("\n".join(lines), f"{doc}-block-{index}", "exec"), {"__printed__": printed})
+    for number, numbers in expected.items():
+        shown = NUMBER.findall(printed[number])
+        assert len(shown) == len(numbers), f"{doc} line {number + 1}: printed {printed[number]!r}"
+        for text, value in zip(numbers, shown, strict=True):
+            assert rounds_to(text, float(value)), f"{doc} line {number + 1}: comment {text}, printed {value}"
