@@ -13,7 +13,8 @@ Settings (issue 23's table; the targets are for the recommended ``private`` agen
 - ``id:*``: every registered environment id at its defaults, T = 10^5 (``private`` only): the ratio's CI below 1.
 
 Every private agent runs at its defaults: only ``epsilon = 1`` (and ``delta`` where the setting fixes it, S2);
-references are LinUCB (or shared-parameter LinUCB on per-arm features) and random play. A setting's agents are
+references are LinUCB (or shared-parameter LinUCB on per-arm features; at d = 5000, where LinUCB refuses,
+LinUCB with a diagonal Gram, ``linucb-diag``) and random play. A setting's agents are
 those whose observation model fits it. An agent that refuses a setting at construction (e.g. too much memory
 at d = 5000) is listed with its message. Each ratio is paired by seed with random play (common random numbers).
 Peak memory: one extra run per agent and setting (seed 0) in a fresh process, its peak resident set size
@@ -80,6 +81,8 @@ class Setting:
     skip: tuple[tuple[str, str], ...] = ()
     #: Whether ``private`` also runs with ``noise=False`` here (issue 23 item 3: no worse a learner).
     noise_off: bool = False
+    #: Non-private references run here besides LinUCB and random (e.g. where LinUCB refuses).
+    references: tuple[str, ...] = ()
 
 
 #: Why an agent is left out of a setting (the learning suite reports it beside the table).
@@ -87,7 +90,8 @@ SLOW_DPUCB = "DP-UCB plays block features e_a kron x (d K columns): about an hou
 SLOW_DPUCB_S3 = "DP-UCB plays block features e_a kron x (1,200 columns at d = 300): hours per run"
 SLOW_DPUCB_DISJOINT = "about 1 ms per round on digits: 100 s per run at T = 10^5 (it plays like random at 10^4)"
 NO_DPUCB = "DP-UCB keeps d x d tree nodes per arm (block: (K d)^2): tens of GB at d = 5000"
-NO_LINUCB = "disjoint LinUCB keeps K d x d matrices: 2 GB and d^2 work per round at d = 5000"
+NO_LINUCB = ("disjoint LinUCB keeps K d x d matrices: 2 GB and d^2 work per round at d = 5000 (it refuses); "
+             "linucb-diag, LinUCB with a diagonal Gram, is the non-private row")
 SETTINGS = [
     Setting("S1", "dpbandit/HDBSection54-v0", 10_000, target="ratio <= 0.18", noise_off=True),
     Setting("S2", "dpbandit/GLMBandit-v0", 10_000, env={**fliphat_env(400), "n_arms": 8}, delta=0.01,
@@ -100,7 +104,8 @@ SETTINGS = [
             noise_off=True),
     Setting("S5", "dpbandit/HDBSection54-v0", 100_000, seeds=5, env={"dim": 5000, "n_arms": 10},
             target="ratio <= 0.40, time per round <= 3x random's, peak memory <= 2 GB",
-            skip=(("linucb", NO_LINUCB), ("dpucb", NO_DPUCB), ("dpucb-disjoint", NO_DPUCB))),
+            skip=(("linucb", NO_LINUCB), ("dpucb", NO_DPUCB), ("dpucb-disjoint", NO_DPUCB)),
+            references=("linucb-diag",)),
     Setting("S6a", "dpbandit/Digits-v0", 10_000, target="accuracy >= 0.60", classification=True,
             skip=(("dpucb", SLOW_DPUCB),)),
     Setting("S6b", "dpbandit/Digits-v0", 100_000, target="accuracy >= 0.85", classification=True,
@@ -157,6 +162,7 @@ def agents_for(setting: Setting, chosen: list[str] | None, everyone: bool) -> tu
     if chosen:
         private = [n for n in private if n in chosen]
     refs = ["shared-linucb", "random-perarm"] if setting.per_arm else ["linucb", "random"]
+    refs += list(setting.references)
     return [n for n in private if n not in skipped], [n for n in refs if n not in skipped]
 
 
