@@ -56,6 +56,7 @@ from dpbandit.harness.plot import agent_colour  # noqa: E402
 from dpbandit.sweep import Sweep  # noqa: E402
 from dpbandit.sweep.runner import default_store_dir, execute  # noqa: E402
 from dpbandit.sweep.store import Store  # noqa: E402
+from dpbandit.sweep.study import StudyProgress  # noqa: E402
 
 RECOMMENDED = "private"
 #: Label of ``private`` with ``noise=False`` (the same algorithm without noise; issue 23 item 3).
@@ -166,20 +167,38 @@ def agents_for(setting: Setting, chosen: list[str] | None, everyone: bool) -> tu
     return [n for n in private if n not in skipped], [n for n in refs if n not in skipped]
 
 
-def run_setting(setting: Setting, agents: list[dict], args) -> tuple[pd.DataFrame, dict[str, str]]:
+def sweep_of(setting: Setting, entry: dict, args) -> Sweep:
+    """The sweep of one agent (``entry``: agent, label, options) on a setting."""
+    return Sweep.from_dict({
+        "name": f"{args.stem}_{setting.name.replace(':', '_')}_{entry['label']}",
+        "root_seed": args.root_seed, "seeds": args.seeds_override or setting.seeds, "n_points": 50,
+        "grid": {"agent": [entry], "env_id": setting.env_id, "horizon": args.horizon_override or setting.horizon,
+                 **({"env": setting.env} if setting.env else {})}})
+
+
+def entries_for(setting: Setting, args) -> list[dict]:
+    """The sweep entries of a setting: its private agents at epsilon = 1 (and its delta), its references, and
+    ``private`` with the noise off where the setting asks for it."""
+    private, refs = agents_for(setting, args.agents, args.all_agents)
+    budget = {"epsilon": 1.0, **({"delta": setting.delta} if setting.delta else {})}
+    entries = [{"agent": n, "label": n, **budget} for n in private] + [{"agent": n, "label": n} for n in refs]
+    if setting.noise_off and (not args.agents or RECOMMENDED in args.agents):
+        entries.append({"agent": RECOMMENDED, "label": NOISE_OFF, "noise": False})
+    return entries
+
+
+def run_setting(
+    setting: Setting, agents: list[dict], args, study: StudyProgress | None = None
+) -> tuple[pd.DataFrame, dict[str, str]]:
     """Run (or, with ``--report``, only read) one sweep per agent of a setting (adding an agent never re-runs
-    the others); the finished rows and the failures or unfinished cells (description -> message)."""
+    the others); the finished rows and the failures or unfinished cells (description -> message). ``study``:
+    where the whole suite stands, updated after each sweep."""
     frames, failures = [], {}
     for entry in agents:
-        config = {"name": f"{args.stem}_{setting.name.replace(':', '_')}_{entry['label']}",
-                  "root_seed": args.root_seed, "seeds": args.seeds_override or setting.seeds, "n_points": 50,
-                  "grid": {"agent": [entry], "env_id": setting.env_id,
-                           "horizon": args.horizon_override or setting.horizon,
-                           **({"env": setting.env} if setting.env else {})}}
-        sweep = Sweep.from_dict(config)
+        sweep = sweep_of(setting, entry, args)
         directory = default_store_dir(sweep, args.store)
         if not args.report:
-            outcome = execute(sweep, directory, progress=True)
+            outcome = execute(sweep, directory, progress=True, study=study)
             errors = sorted({rec["error"].strip().splitlines()[-1] for rec in outcome.failures.values()})
             if errors:
                 failures[f"{entry['label']} on {setting.name}"] = (
@@ -363,13 +382,10 @@ def main() -> None:
         wanted = set(args.settings)
         settings = [s for s in settings if s.name in wanted or ("ids" in wanted and s.name.startswith("id:"))]
     tables, refused = [], []
-    for setting in settings:
-        private, refs = agents_for(setting, args.agents, args.all_agents)
-        budget = {"epsilon": 1.0, **({"delta": setting.delta} if setting.delta else {})}
-        entries = [{"agent": n, "label": n, **budget} for n in private] + [{"agent": n, "label": n} for n in refs]
-        if setting.noise_off and (not args.agents or RECOMMENDED in args.agents):
-            entries.append({"agent": RECOMMENDED, "label": NOISE_OFF, "noise": False})
-        rows, failures = run_setting(setting, entries, args)
+    plan = [(setting, entries_for(setting, args)) for setting in settings]
+    study = None if args.report else StudyProgress([sweep_of(s, e, args) for s, entries in plan for e in entries])
+    for setting, entries in plan:
+        rows, failures = run_setting(setting, entries, args, study)
         refused += [{"setting": setting.name, "cell": k, "message": v} for k, v in failures.items()]
         refused += [{"setting": setting.name, "cell": name, "message": f"left out: {why}"}
                     for name, why in setting.skip]
