@@ -13,7 +13,7 @@ Algorithm 3, display advertising) and the diagonal of ``Z`` in NeuralUCB's exper
   with the agent's generator (as :class:`dpbandit.agents.linear.LinUCB`).
 
 On contexts with orthogonal coordinates (one-hot features) ``A_k`` is diagonal and the agent is LinUCB exactly
-(tested). State ``3 K d`` floats; work ``O(K d)`` per round, the environment's own order.
+(tested). State ``4 K d`` floats; work ``O(K d)`` per round, the environment's own order.
 """
 
 from __future__ import annotations
@@ -39,18 +39,21 @@ class DiagonalLinUCB(LinUCB):
     """
 
     def footprint(self) -> size.Footprint:
-        """State ``8 x 3 K d`` bytes (``D``, ``b``, ``theta``); work per round ``3 K d`` (scores) + ``4 d``."""
+        """State ``8 x 4 K d`` bytes (``D``, ``1 / D``, ``b``, ``theta``); work per round ``2 K d`` (two
+        matrix-vector products) + ``6 d``."""
         K, d = self.n_arms, self.dim
-        return size.Footprint(size.FLOAT * 3 * K * d, 3 * K * d + 4 * d, d)
+        return size.Footprint(size.FLOAT * 4 * K * d, 2 * K * d + 6 * d, d)
 
     def _init_statistics(self, n_models: int, feature_dim: int) -> None:
         self.v_diag = np.full((n_models, feature_dim), self.regularization)
+        self.v_inv_diag = 1.0 / self.v_diag
 
     def _mean_and_variance(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        mean = np.einsum("ki,ki->k", features, self.theta_hat)
-        return mean, np.einsum("ki,ki->k", features * features, 1.0 / self.v_diag)
+        x = features[0]  # the disjoint form: every arm's row is the context
+        return self.theta_hat @ x, self.v_inv_diag @ (x * x)
 
     def _record(self, model: int, feature: np.ndarray, reward: float) -> None:
         self.v_diag[model] += feature * feature
+        self.v_inv_diag[model] = 1.0 / self.v_diag[model]
         self.u[model] += reward * feature
-        self.theta_hat[model] = self.u[model] / self.v_diag[model]
+        self.theta_hat[model] = self.u[model] * self.v_inv_diag[model]

@@ -44,8 +44,9 @@ def test_differs_from_linucb_on_correlated_contexts() -> None:
 
 def test_small_at_d_5000() -> None:
     agent = DiagonalLinUCB(10, 5000, rng=np.random.default_rng(0))
-    assert agent.footprint().state_bytes == 8 * 3 * 10 * 5000
-    assert sum(a.nbytes for a in (agent.v_diag, agent.u, agent.theta_hat)) == agent.footprint().state_bytes
+    assert agent.footprint().state_bytes == 8 * 4 * 10 * 5000
+    arrays = (agent.v_diag, agent.v_inv_diag, agent.u, agent.theta_hat)
+    assert sum(a.nbytes for a in arrays) == agent.footprint().state_bytes
     with pytest.raises(ValueError, match="linucb-diag"):
         LinUCB(10, 5000, rng=np.random.default_rng(0))
 
