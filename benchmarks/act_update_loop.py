@@ -62,6 +62,7 @@ def main() -> None:
     from dpbandit.harness import run_one, seeding
     from dpbandit.harness.run import BLOCK_ELEMENTS
 
+    print(header())
     T, kwargs = args.horizon, {"dim": args.dim, "n_arms": args.arms}
     seed = seeding.seed_sequence(0, 0)
 
@@ -97,7 +98,6 @@ def main() -> None:
     for _ in range(args.reps):
         for name, work in variants.items():
             times[name].wall.append(work())
-    print(header())
     print(f"`{ENV_ID}`, d = {args.dim}, K = {args.arms}, T = {T:,}, one seed (the same rounds in every row), "
           f"{args.reps} interleaved repetitions; us per round from run_one's wall_time (load {load()}):\n")
     floor = times["draws (env.unwrapped.draw_rounds)"]
