@@ -10,7 +10,7 @@ variant, interleaved in one process, ``--reps`` repetitions, median (best) micro
 * **loop, null agent**: :func:`dpbandit.harness.run_one` with an agent whose ``act`` returns 0 and whose
   ``update`` does nothing: the loop's own cost (draws included), what a user's agent pays on top of its
   ``act`` and ``update``; the same through a user's pass-through wrapper, which makes the harness step the
-  environment (the ``env.step`` loop, the only loop before issue 31);
+  environment (the ``env.step`` loop, the only loop before issue 31, for every agent without a block path);
 * **random**: the ``random`` agent through ``run_one`` (its ``rng.integers`` per round included).
 
 ``run_one``'s ``wall_time`` at the horizon is the time of the loop (environment reset and agent construction
@@ -88,9 +88,9 @@ def main() -> None:
     variants = {
         "draws (env.unwrapped.draw_rounds)": draws,
         "loop, null agent (drawn rounds)": lambda: harness(NullAgent, False),
-        "loop, null agent (env.step, before)": lambda: harness(NullAgent, True),
+        "loop, null agent (env.step)": lambda: harness(NullAgent, True),
         "random (drawn rounds)": lambda: harness(RandomAgent, False),
-        "random (env.step, before)": lambda: harness(RandomAgent, True),
+        "random (env.step)": lambda: harness(RandomAgent, True),
     }
     for work in variants.values():  # warm-up: imports, caches
         work()

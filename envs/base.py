@@ -109,13 +109,13 @@ class BanditEnv(ProblemAttributes, gym.Env):
 
     def current_round(self) -> tuple[np.ndarray, dict[str, Any]]:
         """``(observation, info)`` of the round about to be played (as returned by ``reset``)."""
-        current = self._stream.current().map(lambda a: a[0])
+        current = self._stream.current(0)
         return current.observations.copy(), _round_info(current)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play arm ``action``; return ``(next_obs, reward, False, truncated, info)``."""
         a = check_action(action, self.problem.n_arms)
-        current = self._stream.current().map(lambda x: x[0])
+        current = self._stream.current(0)
         info = _round_info(current)
         reward = float(current.rewards[a])
         means, best = info["expected_rewards"], info["optimal_action"]
@@ -126,7 +126,7 @@ class BanditEnv(ProblemAttributes, gym.Env):
         if truncated:
             obs = np.zeros(self.problem.observation_shape)
         else:
-            obs = self._stream.current().observations[0].copy()
+            obs = self._stream.current(0).observations.copy()
         return obs, reward, False, truncated, info
 
     def draw_rounds(self, m: int) -> RoundBlock:
