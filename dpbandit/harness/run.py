@@ -288,7 +288,7 @@ def _play_blocks(
         m = min(block, horizon - t)
         began = clock.elapsed()
         rounds = core.draw_rounds(m)
-        users = rounds.user_ids if gives_users else None
+        users = getattr(rounds, "user_ids", None) if gives_users else None
         if stepwise:
             stops = (record[(record > t) & (record <= t + m)] - t - 1).tolist()
 
