@@ -13,8 +13,11 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc and RLIMIT_AS")
 
 D, K, T = 5000, 10, 100_000
 #: The issue's 2 GB plus room for the interpreter's own allocations while building.
