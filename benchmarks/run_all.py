@@ -35,6 +35,10 @@ SECTIONS = [
     ("DP-HDB scaling with d K T", "dphdb_scaling.py", [], ["--reps", "1"]),
     ("DP-HDB: where the time above its floor goes", "dphdb_anatomy.py", [], ["--reps", "2"]),
     ("First-call compile cost", "compile_cost.py", [], ["--repeats", "1"]),
+    ("The act/update loop of agents without a block path", "act_update_loop.py", [], ["--horizon", "2000", "--reps", "2"]),
+    ("A small study in a fresh process: private vs random", "study_startup.py", [], ["--reps", "1", "--horizon", "1000"]),
+    ("Fixed cost of one sweep", "sweep_overhead.py", [], ["--sweeps", "3"]),
+    ("Every registered agent at d = 5000, K = 10", "large_d.py", [], ["--horizon", "300", "--dim", "500"]),
 ]
 
 

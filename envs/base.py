@@ -26,7 +26,15 @@ from gymnasium.vector.utils import batch_space
 from dpbandit import _validate
 from envs.rounds import BlockStream, RoundBlock, replicate_seeds
 
-__all__ = ["BanditEnv", "BanditVectorEnv", "ProblemAttributes"]
+__all__ = ["BanditEnv", "BanditVectorEnv", "ProblemAttributes", "check_action"]
+
+
+def check_action(action: Any, n_arms: int) -> int:
+    """The arm index ``action`` as an int (a 0-d integer array counts); raise naming ``action`` unless it is
+    an integer in ``[0, n_arms)``."""
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        action = action.item()
+    return _validate.integer(action=action, minimum=0, maximum=n_arms - 1)
 
 
 class ProblemAttributes:
@@ -101,15 +109,13 @@ class BanditEnv(ProblemAttributes, gym.Env):
 
     def current_round(self) -> tuple[np.ndarray, dict[str, Any]]:
         """``(observation, info)`` of the round about to be played (as returned by ``reset``)."""
-        current = self._stream.current().map(lambda a: a[0])
+        current = self._stream.current(0)
         return current.observations.copy(), _round_info(current)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play arm ``action``; return ``(next_obs, reward, False, truncated, info)``."""
-        if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
-            action = action.item()
-        a = _validate.integer(action=action, minimum=0, maximum=self.problem.n_arms - 1)
-        current = self._stream.current().map(lambda x: x[0])
+        a = check_action(action, self.problem.n_arms)
+        current = self._stream.current(0)
         info = _round_info(current)
         reward = float(current.rewards[a])
         means, best = info["expected_rewards"], info["optimal_action"]
@@ -120,7 +126,7 @@ class BanditEnv(ProblemAttributes, gym.Env):
         if truncated:
             obs = np.zeros(self.problem.observation_shape)
         else:
-            obs = self._stream.current().observations[0].copy()
+            obs = self._stream.current(0).observations.copy()
         return obs, reward, False, truncated, info
 
     def draw_rounds(self, m: int) -> RoundBlock:

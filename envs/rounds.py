@@ -129,11 +129,14 @@ class BlockStream:
         self._pos = 0
         return self._buffer
 
-    def current(self) -> RoundBlock:
-        """Views of the round about to be played: ``(N, *obs)``, ``(N, K)``, ``(N, K)``, ``(N,)``."""
+    def current(self, replicate: int | None = None) -> RoundBlock:
+        """Views of the round about to be played: ``(N, *obs)``, ``(N, K)``, ``(N, K)``, ``(N,)``; of one
+        ``replicate`` only (``(*obs)``, ``(K,)``, ``(K,)``, ``()``) when given (indexed once, the scalar env's
+        step)."""
         buffer = self._buffered()
         p = self._pos  # read after the refill, which restarts the position at 0
-        return buffer.map(lambda a: a[:, p])
+        at = (slice(None), p) if replicate is None else (replicate, p)
+        return RoundBlock(*(None if a is None else a[at] for a in buffer))
 
     def advance(self) -> None:
         """Mark the current round as played."""

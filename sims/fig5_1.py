@@ -48,6 +48,7 @@ import pandas as pd  # noqa: E402
 from dpbandit.harness import final_regret_table, plot_regret, t_interval  # noqa: E402
 from dpbandit.privacy.guarantee import NOT_PRIVATE_LABEL  # noqa: E402
 from dpbandit.sweep import Store, Sweep, default_store_dir, run_sweep  # noqa: E402
+from dpbandit.sweep.study import StudyProgress  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
@@ -108,15 +109,18 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
                              "gets <store>/<name>-<hash8>, and re-running a command resumes it")
 
 
-def sweep(config: dict[str, Any], store: Path, *, compute: bool = True) -> tuple[pd.DataFrame, Path]:
+def sweep(
+    config: dict[str, Any], store: Path, *, compute: bool = True, study: StudyProgress | None = None
+) -> tuple[pd.DataFrame, Path]:
     """Run (or resume) a sweep in ``<store>/<name>-<hash8>`` on every local core; rows and directory.
 
-    ``compute=False`` only reads the finished cells (for redrawing).
+    ``compute=False`` only reads the finished cells (for redrawing); ``study``: the progress of the study the
+    sweep belongs to (an ETA line after the sweep).
     """
     grid = Sweep.from_dict(config)
     directory = default_store_dir(grid, store)
     if compute:
-        return run_sweep(grid, directory, progress=True), directory
+        return run_sweep(grid, directory, progress=True, study=study), directory
     return Store.read(directory).load([cell.key for cell in grid.cells]), directory
 
 

@@ -14,7 +14,8 @@ Settings (issue 23's table; the targets are for the recommended ``private`` agen
   reference only): the ratio's CI below 1.
 
 Every private agent runs at its defaults: only ``epsilon = 1`` (and ``delta`` where the setting fixes it, S2);
-references are LinUCB (or shared-parameter LinUCB on per-arm features) and random play. A setting's agents are
+references are LinUCB (or shared-parameter LinUCB on per-arm features; at d = 5000, where LinUCB refuses,
+LinUCB with a diagonal Gram, ``linucb-diag``) and random play. A setting's agents are
 those whose observation model fits it. An agent that refuses a setting at construction (e.g. too much memory
 at d = 5000) is listed with its message. Each ratio is paired by seed with random play (common random numbers).
 Peak memory: one extra run per agent and setting (seed 0) in a fresh process, its peak resident set size
@@ -56,6 +57,7 @@ from dpbandit.harness.plot import agent_colour  # noqa: E402
 from dpbandit.sweep import Sweep  # noqa: E402
 from dpbandit.sweep.runner import default_store_dir, execute  # noqa: E402
 from dpbandit.sweep.store import Store  # noqa: E402
+from dpbandit.sweep.study import StudyProgress  # noqa: E402
 
 RECOMMENDED = "private"
 #: The simple reference run beside it everywhere (issue 29 item 5: private explore-then-commit, best arm).
@@ -83,6 +85,8 @@ class Setting:
     skip: tuple[tuple[str, str], ...] = ()
     #: Whether ``private`` also runs with ``noise=False`` here (issue 23 item 3: no worse a learner).
     noise_off: bool = False
+    #: Non-private references run here besides LinUCB and random (e.g. where LinUCB refuses).
+    references: tuple[str, ...] = ()
 
 
 #: Why an agent is left out of a setting (the learning suite reports it beside the table).
@@ -90,7 +94,8 @@ SLOW_DPUCB = "DP-UCB plays block features e_a kron x (d K columns): about an hou
 SLOW_DPUCB_S3 = "DP-UCB plays block features e_a kron x (1,200 columns at d = 300): hours per run"
 SLOW_DPUCB_DISJOINT = "about 1 ms per round on digits: 100 s per run at T = 10^5 (it plays like random at 10^4)"
 NO_DPUCB = "DP-UCB keeps d x d tree nodes per arm (block: (K d)^2): tens of GB at d = 5000"
-NO_LINUCB = "disjoint LinUCB keeps K d x d matrices: 2 GB and d^2 work per round at d = 5000"
+NO_LINUCB = ("disjoint LinUCB keeps K d x d matrices: 2 GB and d^2 work per round at d = 5000 (it refuses); "
+             "linucb-diag, LinUCB with a diagonal Gram, is the non-private row")
 SETTINGS = [
     Setting("S1", "dpbandit/HDBSection54-v0", 10_000, target="ratio <= 0.18", noise_off=True),
     Setting("S2", "dpbandit/GLMBandit-v0", 10_000, env={**fliphat_env(400), "n_arms": 8}, delta=0.01,
@@ -103,7 +108,8 @@ SETTINGS = [
             noise_off=True),
     Setting("S5", "dpbandit/HDBSection54-v0", 100_000, seeds=5, env={"dim": 5000, "n_arms": 10},
             target="ratio <= 0.40, time per round <= 3x random's, peak memory <= 2 GB",
-            skip=(("linucb", NO_LINUCB), ("dpucb", NO_DPUCB), ("dpucb-disjoint", NO_DPUCB))),
+            skip=(("linucb", NO_LINUCB), ("dpucb", NO_DPUCB), ("dpucb-disjoint", NO_DPUCB)),
+            references=("linucb-diag",)),
     Setting("S6a", "dpbandit/Digits-v0", 10_000, target="accuracy >= 0.60", classification=True,
             skip=(("dpucb", SLOW_DPUCB),)),
     Setting("S6b", "dpbandit/Digits-v0", 100_000, target="accuracy >= 0.85", classification=True,
@@ -161,23 +167,42 @@ def agents_for(setting: Setting, chosen: list[str] | None, everyone: bool) -> tu
     if chosen:
         private = [n for n in private if n in chosen]
     refs = ["shared-linucb", "random-perarm"] if setting.per_arm else ["linucb", "random"]
+    refs += list(setting.references)
     return [n for n in private if n not in skipped], [n for n in refs if n not in skipped]
 
 
-def run_setting(setting: Setting, agents: list[dict], args) -> tuple[pd.DataFrame, dict[str, str]]:
+def sweep_of(setting: Setting, entry: dict, args) -> Sweep:
+    """The sweep of one agent (``entry``: agent, label, options) on a setting."""
+    return Sweep.from_dict({
+        "name": f"{args.stem}_{setting.name.replace(':', '_')}_{entry['label']}",
+        "root_seed": args.root_seed, "seeds": args.seeds_override or setting.seeds, "n_points": 50,
+        "grid": {"agent": [entry], "env_id": setting.env_id, "horizon": args.horizon_override or setting.horizon,
+                 **({"env": setting.env} if setting.env else {})}})
+
+
+def entries_for(setting: Setting, args) -> list[dict]:
+    """The sweep entries of a setting: its private agents at epsilon = 1 (and its delta), its references, and
+    ``private`` with the noise off where the setting asks for it."""
+    private, refs = agents_for(setting, args.agents, args.all_agents)
+    budget = {"epsilon": 1.0, **({"delta": setting.delta} if setting.delta else {})}
+    entries = [{"agent": n, "label": n, **budget} for n in private] + [{"agent": n, "label": n} for n in refs]
+    if setting.noise_off and (not args.agents or RECOMMENDED in args.agents):
+        entries.append({"agent": RECOMMENDED, "label": NOISE_OFF, "noise": False})
+    return entries
+
+
+def run_setting(
+    setting: Setting, agents: list[dict], args, study: StudyProgress | None = None
+) -> tuple[pd.DataFrame, dict[str, str]]:
     """Run (or, with ``--report``, only read) one sweep per agent of a setting (adding an agent never re-runs
-    the others); the finished rows and the failures or unfinished cells (description -> message)."""
+    the others); the finished rows and the failures or unfinished cells (description -> message). ``study``:
+    where the whole suite stands, updated after each sweep."""
     frames, failures = [], {}
     for entry in agents:
-        config = {"name": f"{args.stem}_{setting.name.replace(':', '_')}_{entry['label']}",
-                  "root_seed": args.root_seed, "seeds": args.seeds_override or setting.seeds, "n_points": 50,
-                  "grid": {"agent": [entry], "env_id": setting.env_id,
-                           "horizon": args.horizon_override or setting.horizon,
-                           **({"env": setting.env} if setting.env else {})}}
-        sweep = Sweep.from_dict(config)
+        sweep = sweep_of(setting, entry, args)
         directory = default_store_dir(sweep, args.store)
         if not args.report:
-            outcome = execute(sweep, directory, progress=True)
+            outcome = execute(sweep, directory, progress=True, study=study)
             errors = sorted({rec["error"].strip().splitlines()[-1] for rec in outcome.failures.values()})
             if errors:
                 failures[f"{entry['label']} on {setting.name}"] = (
@@ -361,13 +386,10 @@ def main() -> None:
         wanted = set(args.settings)
         settings = [s for s in settings if s.name in wanted or ("ids" in wanted and s.name.startswith("id:"))]
     tables, refused = [], []
-    for setting in settings:
-        private, refs = agents_for(setting, args.agents, args.all_agents)
-        budget = {"epsilon": 1.0, **({"delta": setting.delta} if setting.delta else {})}
-        entries = [{"agent": n, "label": n, **budget} for n in private] + [{"agent": n, "label": n} for n in refs]
-        if setting.noise_off and (not args.agents or RECOMMENDED in args.agents):
-            entries.append({"agent": RECOMMENDED, "label": NOISE_OFF, "noise": False})
-        rows, failures = run_setting(setting, entries, args)
+    plan = [(setting, entries_for(setting, args)) for setting in settings]
+    study = None if args.report else StudyProgress([sweep_of(s, e, args) for s, entries in plan for e in entries])
+    for setting, entries in plan:
+        rows, failures = run_setting(setting, entries, args, study)
         refused += [{"setting": setting.name, "cell": k, "message": v} for k, v in failures.items()]
         refused += [{"setting": setting.name, "cell": name, "message": f"left out: {why}"}
                     for name, why in setting.skip]

@@ -33,6 +33,8 @@ import pandas as pd  # noqa: E402
 from fig5_1 import ENV_ID, RESULTS, command_line, markdown, shown, sweep, write_csv  # noqa: E402
 
 from dpbandit.harness import t_interval  # noqa: E402
+from dpbandit.sweep import Sweep  # noqa: E402
+from dpbandit.sweep.study import StudyProgress  # noqa: E402
 
 EPSILONS = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 HORIZONS = (10_000, 100_000)
@@ -130,15 +132,18 @@ def main() -> None:
     # delta = 1/T explicitly (the batched agents' own default is now smaller, docs/privacy.md "Choosing
     # delta"; DP-HDB's and DP-UCB's is 1/T already): the committed results were made at 1/T
     budget = {"zip": [{"horizon": list(horizons), "delta": [1.0 / T for T in horizons]}]}
+    configs = [{"name": name, **common, "grid": {"agent": agents, "epsilon": list(grid), "env_id": ENV_ID}, **budget}
+               for name, agents in ([] if args.added_only else [(stem, AGENTS)])
+               + [(f"{stem}_{entry['agent']}", [entry]) for entry in ADDED]]
+    refs_config = {"name": f"{stem}_refs", **common, "grid": {
+        "agent": REFERENCES, "env_id": ENV_ID, "horizon": list(horizons)}}
+    study = StudyProgress([Sweep.from_dict(config) for config in [*configs, refs_config]])
     frames, stores = [], []
-    for name, agents in ([] if args.added_only else [(stem, AGENTS)]) + [
-            (f"{stem}_{entry['agent']}", [entry]) for entry in ADDED]:
-        frame, store = sweep({"name": name, **common, "grid": {
-            "agent": agents, "epsilon": list(grid), "env_id": ENV_ID}, **budget}, args.store)
+    for config in configs:
+        frame, store = sweep(config, args.store, study=study)
         frames.append(frame)
         stores.append(str(shown(store)))
-    refs, refs_store = sweep({"name": f"{stem}_refs", **common, "grid": {
-        "agent": REFERENCES, "env_id": ENV_ID, "horizon": list(horizons)}}, args.store)
+    refs, refs_store = sweep(refs_config, args.store, study=study)
     table = paired_ratios(pd.concat(frames, ignore_index=True), refs)
     if args.added_only:  # the other agents' rows as the full run wrote them (same root seed, same references)
         path = RESULTS / f"{stem}.csv"

@@ -18,6 +18,8 @@ AGENTS: dict[str, str] = {
     "random-perarm": "dpbandit.agents.uniform:RandomPerArmAgent",
     "linucb": "dpbandit.agents.linear:LinUCB",
     "greedy": "dpbandit.agents.linear:GreedyLeastSquares",
+    # LinUCB with a diagonal Gram: the non-private reference at large d (d = 5000, K = 10)
+    "linucb-diag": "dpbandit.agents.diagonal:DiagonalLinUCB",
     "shared-linucb": "dpbandit.agents.linear:SharedLinUCB",
     "oful": "dpbandit.agents.linear:OFUL",
     "dphdb": "dpbandit.agents.dphdb:DPHDB",

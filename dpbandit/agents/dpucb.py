@@ -52,6 +52,7 @@ import numpy as np
 from scipy import linalg
 
 from dpbandit import _validate
+from dpbandit.agents.batched import size
 from dpbandit.agents.linear import LinearUCBAgent, PerArmFeatures
 from dpbandit.privacy import accounting
 from dpbandit.privacy.budget import check_delta, require_reportable_epsilon
@@ -155,6 +156,21 @@ class ShariffSheffetUCB(LinearUCBAgent):
         """dp-accounting's epsilon at ``delta`` of the tree noise calibrated for a requested ``epsilon``."""
         event = accounting.tree_aggregation_event(self._sigma_noise(epsilon) / self.sensitivity, self.horizon)
         return accounting.epsilon_for(event, self.delta, "rdp")
+
+    # -- size ------------------------------------------------------------------------------------
+    #: [Fill] The guard bounds the state only: the authors' baseline is measured where its per-round
+    #: factorisations are thousands of times the environment's round (d = 500, K = 10: docs/performance.md).
+    limit_work = False
+    instead = "private (or batched-screening)"
+
+    def footprint(self) -> size.Footprint:
+        """Size of a run (before the trees are allocated; block features of ``D = dim`` columns): the tree's
+        running sums, one ``(D + 1)^2`` matrix per level (``bit_length(T)``), plus the noisy sum, ``V_t``
+        and its Cholesky factor; work per round: the factorisation ``D^3 / 3``, the node noise ``(D + 1)^2``
+        and every arm's triangular solve ``n_arms D^2``."""
+        D, depth = self.dim, (self.horizon or 1).bit_length()
+        work = D**3 / 3 + (D + 1) ** 2 + self.n_arms * D * D
+        return size.Footprint(size.FLOAT * (D + 1) ** 2 * (depth + 3), work, self.n_arms * D)
 
     # -- hooks of the variants --------------------------------------------------------------------
     def _init_statistics(self, n_models: int, feature_dim: int) -> None:

@@ -62,6 +62,7 @@ import math
 import numpy as np
 from scipy.linalg import blas, lapack
 
+from dpbandit.agents.batched import size
 from dpbandit.agents.dpucb import ShariffSheffetUCB
 from dpbandit.agents.linear import play_loop, shared_block
 from dpbandit.privacy.tree import running_levels
@@ -86,6 +87,15 @@ class DisjointDPUCB(ShariffSheffetUCB):
 
     mechanism = "DP-UCB, disjoint model: K Gaussian trees on [x;y][x;y]^T, every arm an input every round"
     relation = "JDP (billboard lemma; one user changes the leaves of <= 2 arms at one index)"
+
+    def footprint(self) -> size.Footprint:
+        """Size of a run (before the trees are allocated): ``8 K (P (bit_length(T) + 1) + d^2 + 2d)`` bytes,
+        ``P = d (d + 3) / 2`` (docs/performance.md); work per round: every arm's tree step ``P``,
+        factorisation ``d^3 / 3`` and score ``d^2``."""
+        K, d = self.n_arms, self.dim
+        P, depth = d * (d + 3) // 2, (self.horizon or 1).bit_length()
+        state = size.FLOAT * K * (P * (depth + 1) + d * d + 2 * d)
+        return size.Footprint(state, K * (P + d**3 / 3 + d * d), d)
 
     def _start_trees(self, tree_rng: np.random.Generator) -> None:
         K, d = self.n_arms, self.dim

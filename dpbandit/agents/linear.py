@@ -16,12 +16,13 @@ arg-max (ties broken at random with the agent's generator). They differ only in
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
+from dpbandit.agents.batched import size
 
 
 def play_loop(agent: Agent, observations: np.ndarray, rewards: np.ndarray) -> np.ndarray:
@@ -51,8 +52,14 @@ class LinearUCBAgent(Agent):
     """Shared maths of the linear-UCB family; subclasses choose features, statistics and width.
 
     State: ``n_models`` ridge models of dimension ``feature_dim`` with ``V = lambda I + sum f f^T``
-    (kept as its inverse via Sherman-Morrison) and ``u = sum r f``.
+    (kept as its inverse via Sherman-Morrison) and ``u = sum r f``. Sized before it allocates
+    (:meth:`footprint`, :mod:`dpbandit.agents.batched.size`): at d = 5000, K = 10 it refuses.
     """
+
+    #: The agents a refused size points to (:mod:`dpbandit.agents.batched.size`).
+    instead: ClassVar[str] = "linucb-diag (LinUCB with a diagonal Gram: K d floats) or private"
+    #: Whether the size guard bounds the work per round as well as the state.
+    limit_work: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -65,12 +72,22 @@ class LinearUCBAgent(Agent):
     ) -> None:
         super().__init__(n_arms, dim, rng=rng, horizon=horizon)
         self.regularization = _validate.positive(regularization=regularization)
+        size.check(type(self).__name__, self.footprint(), n_arms=self.n_arms, dim=self.dim,
+                   per_arm=self.observation_model == "per_arm", instead=self.instead, limit_work=self.limit_work)
         self.t = 0
         self._tie_rng = self.rng  # subclasses may give tie-breaking its own stream
         n_models, feature_dim = self._model_shape()
         self.u = np.zeros((n_models, feature_dim))
         self.theta_hat = np.zeros((n_models, feature_dim))
         self._init_statistics(n_models, feature_dim)
+
+    def footprint(self) -> size.Footprint:
+        """Size of a run (read before anything is allocated): ``n_models`` models of ``F`` features,
+        state ``8 n_models (F^2 + 2F)`` bytes (``V^{-1}``, ``u``, ``theta_hat``); work per round: every arm's
+        width ``n_arms F^2`` and the rank-one update ``3 F^2``."""
+        n_models, F = self._model_shape()
+        input_per_round = self.dim if self.observation_model == "shared" else self.n_arms * self.dim
+        return size.Footprint(size.FLOAT * n_models * (F * F + 2 * F), (self.n_arms + 3) * F * F, input_per_round)
 
     # -- hooks ---------------------------------------------------------------------------------
     def _init_statistics(self, n_models: int, feature_dim: int) -> None:
@@ -242,6 +259,8 @@ class PerArmFeatures:
 
 class SharedLinUCB(PerArmFeatures, LinUCB):
     """LinUCB with one shared parameter on per-arm features ``X_t`` of shape ``(n_arms, dim)``."""
+
+    instead = "linucb-diag (on a shared context: a diagonal Gram per arm) or private-perarm"
 
 
 class OFUL(SharedLinUCB):

@@ -228,29 +228,79 @@ def _play_steps(
     return trace
 
 
+def _act_update(
+    agent: Agent, observations: np.ndarray, rewards: np.ndarray, users: np.ndarray | None, t: int,
+    stops: list[int], clock_at: Callable[[], None],
+) -> np.ndarray:
+    """``act`` then ``update`` on each round of a drawn block, as the ``env.step`` loop calls them (the same
+    arguments: the action as ``act`` returned it, the reward as a float, ``user_id=`` an int when the block has
+    users and ``update`` takes them); ``clock_at()`` after each round of ``stops`` (0-based, in the block).
+    Returns the actions as ints."""
+    from envs.base import check_action  # the env.step check (envs loads gymnasium: not at import time)
+
+    act, update, n_arms = agent.act, agent.update, agent.n_arms
+    rows = rewards.tolist()  # Python floats: float(rewards[s, a]), as env.step returns them
+    ids = None if users is None else users.tolist()
+    chosen: list[int] = []
+    begin, last = 0, len(rows) - 1
+    ends = stops if stops and stops[-1] == last else [*stops, last]
+    for i, stop in enumerate(ends):
+        for s in range(begin, stop + 1):
+            observation = observations[s]
+            action = act(observation)
+            a = action if action.__class__ is int and 0 <= action < n_arms else check_action(action, n_arms)
+            reward = rows[s][a]
+            if reward - reward != 0.0:  # NaN or infinite
+                raise ValueError(f"Expected the reward of round {t + s + 1} to be finite, got {reward}.")
+            if ids is None:
+                update(observation, action, reward)
+            else:
+                update(observation, action, reward, user_id=ids[s])
+            chosen.append(a)
+        if i < len(stops):
+            clock_at()
+        begin = stop + 1
+    return np.array(chosen, dtype=np.int64)
+
+
 def _play_blocks(
     agent: Any, core: Any, obs: np.ndarray, spec: EnvDescription, record: np.ndarray, heartbeat: Heartbeat,
     clock: RunClock,
 ) -> _Trace:
-    """The fast path: rounds from ``core.draw_rounds`` (bit-identical to stepping) fed to
-    ``agent.play_block`` (with ``user_ids=`` when the block has them and ``play_block`` takes them);
-    the pseudo-regret ``max_a mu_{t,a} - mu_{t,a_t}`` as the step loop computes it.
+    """Rounds from ``core.draw_rounds`` (bit-identical to stepping) fed to the agent: to ``play_block`` (with
+    ``user_ids=`` when the block has them and ``play_block`` takes them) on the fast path
+    (:func:`uses_block_path`), else to ``act`` / ``update`` round by round (:func:`_act_update`: the
+    ``env.step`` loop's calls and numbers without stepping the environment); the pseudo-regret
+    ``max_a mu_{t,a} - mu_{t,a_t}`` as the step loop computes it.
 
     Blocks start at :data:`FIRST_BLOCK_ROUNDS` rounds and then aim at :data:`BLOCK_SECONDS` each (at
-    most :data:`BLOCK_ELEMENTS` observation elements). Wall times are taken at block ends."""
+    most :data:`BLOCK_ELEMENTS` observation elements). Wall times are taken at block ends on the fast path,
+    at the recorded rounds otherwise."""
     adapt = _observation_adapter(agent, spec)
     horizon = spec.horizon
-    gives_users = accepts_keyword(agent.play_block, "user_ids")
+    stepwise = not uses_block_path(agent)
+    method = agent.update if stepwise else agent.play_block
+    gives_users = accepts_keyword(method, "user_id" if stepwise else "user_ids")
     most = max(1, BLOCK_ELEMENTS // int(np.prod(adapt(obs).shape)))
     trace = _Trace.empty(horizon, record.size)
-    t, block = 0, min(most, FIRST_BLOCK_ROUNDS)
+    t, block, next_record = 0, min(most, FIRST_BLOCK_ROUNDS), 0
     while t < horizon:
         m = min(block, horizon - t)
         began = clock.elapsed()
         rounds = core.draw_rounds(m)
-        users = getattr(rounds, "user_ids", None)
-        extra = {"user_ids": users} if gives_users and users is not None else {}
-        actions = np.asarray(agent.play_block(adapt(rounds.observations), rounds.rewards, **extra))
+        users = getattr(rounds, "user_ids", None) if gives_users else None
+        if stepwise:
+            stops = (record[(record > t) & (record <= t + m)] - t - 1).tolist()
+
+            def clock_at() -> None:
+                nonlocal next_record
+                trace.clock(next_record, clock)
+                next_record += 1
+
+            actions = _act_update(agent, adapt(rounds.observations), rounds.rewards, users, t, stops, clock_at)
+        else:
+            extra = {} if users is None else {"user_ids": users}
+            actions = np.asarray(agent.play_block(adapt(rounds.observations), rounds.rewards, **extra))
         rows = np.arange(m)
         means = rounds.expected_rewards
         chosen, best = means[rows, actions], means.max(axis=1)
@@ -258,7 +308,8 @@ def _play_blocks(
         trace.optimal[t : t + m] = chosen >= best
         trace.rewards[t : t + m] = rounds.rewards[rows, actions]
         t += m
-        trace.clock((record > t - m) & (record <= t), clock)
+        if not stepwise:
+            trace.clock((record > t - m) & (record <= t), clock)
         heartbeat.tick(t)
         block = int(min(most, 4 * m, max(1, m * BLOCK_SECONDS / max(clock.elapsed() - began, 1e-9))))
     return trace
@@ -341,7 +392,7 @@ def run_one(
     heartbeat = Heartbeat(f"{agent_name} seed {seed_index}", spec.horizon, progress_interval)
     blocks = uses_block_path(agent)
     with RunClock(watch_numba=blocks) as clock:
-        if blocks and spec.block_draws:
+        if spec.block_draws:
             trace = _play_blocks(agent, made.unwrapped, obs, spec, record, heartbeat, clock)
         else:
             trace = _play_steps(agent, made, obs, spec, record, heartbeat, clock)

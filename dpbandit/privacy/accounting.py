@@ -33,6 +33,7 @@ import dp_accounting
 from dp_accounting import NeighboringRelation
 
 from dpbandit import _validate as v
+from dpbandit.privacy import calibration_cache
 
 __all__ = [
     "ACCOUNTANTS",
@@ -189,10 +190,19 @@ def epsilon_for(
 
 
 def _calibrate(make_event, epsilon: float, delta: float, accountant: str, relation: NeighboringRelation) -> float:
-    """Smallest noise parameter (epsilon decreasing in it) meeting (epsilon, delta), via calibrate_dp_mechanism.
+    """Smallest noise parameter (epsilon decreasing in it) meeting (epsilon, delta), via calibrate_dp_mechanism;
+    computed once per machine (:mod:`dpbandit.privacy.calibration_cache`, keyed by the event, epsilon, delta,
+    the accountant and the relation).
 
     The bracket is found by doubling / halving from 1 (the PLD accountant cannot evaluate tiny multipliers).
     """
+    text = calibration_cache.key(make_event, epsilon=float(epsilon), delta=float(delta), accountant=accountant,
+                                 relation=relation.name)
+    return calibration_cache.cached(text, lambda: _search(make_event, epsilon, delta, accountant, relation))
+
+
+def _search(make_event, epsilon: float, delta: float, accountant: str, relation: NeighboringRelation) -> float:
+    """:func:`_calibrate` without the cache: dp-accounting's search."""
 
     def eps(z: float) -> float:
         acc = make_accountant(accountant, relation)

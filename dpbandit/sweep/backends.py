@@ -26,7 +26,9 @@ from dpbandit.harness import seeding
 from dpbandit.harness.run import run_one
 from dpbandit.sweep.grid import Cell, canonical_json
 
-__all__ = ["Backend", "CellResult", "available_cores", "execute_cell", "make_backend", "run_cell"]
+__all__ = [
+    "Backend", "CellResult", "available_cores", "execute_cell", "make_backend", "run_cell", "shutdown_pools"
+]
 
 #: Columns the sweep adds after the harness's :data:`dpbandit.harness.run.COLUMNS` (then ``env_<kwarg>``).
 SWEEP_COLUMNS = ["cell", "horizon", "target_epsilon", "target_delta"]
@@ -111,23 +113,51 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="dpbandit-parent-watch", daemon=True).start()
 
 
+#: Worker pools kept between sweeps of this process, by size: a suite of many small sweeps starts its workers
+#: (interpreter, imports, kernels from numba's cache, calibrations) once, not once per sweep (issue 31 item 3).
+_POOLS: dict[int, futures.ProcessPoolExecutor] = {}
+
+
+def _pool(workers: int) -> futures.ProcessPoolExecutor:
+    """The kept pool of ``workers`` processes (``spawn`` start method, as the harness), started on first use."""
+    pool = _POOLS.get(workers)
+    if pool is None:
+        context = multiprocessing.get_context("spawn")
+        pool = futures.ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=_exit_with_parent, initargs=(os.getpid(),)
+        )
+        _POOLS[workers] = pool
+    return pool
+
+
+def shutdown_pools() -> None:
+    """Stop the kept worker pools (they also stop when this process exits)."""
+    while _POOLS:
+        _POOLS.popitem()[1].shutdown(wait=True, cancel_futures=True)
+
+
 def local_processes(cells: Sequence[Cell], workers: int) -> Iterator[CellResult]:
-    """Run cells on ``workers`` local processes (``spawn`` start method, as the harness)."""
-    context = multiprocessing.get_context("spawn")
-    pool = futures.ProcessPoolExecutor(
-        max_workers=max(1, min(workers, len(cells))),
-        mp_context=context,
-        initializer=_exit_with_parent,
-        initargs=(os.getpid(),),
-    )
+    """Run cells on ``workers`` local processes, kept for the next sweep of this process; a sweep that stops
+    early (an error, an interrupt) shuts its pool down instead."""
+    key = max(1, min(workers, len(cells)))
+    pool = _pool(key)
+    finished = False
     try:
-        pending = {pool.submit(execute_cell, cell): cell for cell in cells}
+        try:
+            pending = {pool.submit(execute_cell, cell): cell for cell in cells}
+        except futures.BrokenExecutor:  # a worker of an earlier sweep died: start afresh
+            _POOLS.pop(key, None)
+            pool = _pool(key)
+            pending = {pool.submit(execute_cell, cell): cell for cell in cells}
         for future in futures.as_completed(pending):
             cell = pending.pop(future)  # drop our reference: results are not kept twice
             err = future.exception()
             yield _failure(cell, err, "local worker") if err else future.result()
+        finished = True
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        if not finished:
+            _POOLS.pop(key, None)
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _distributed() -> Any:

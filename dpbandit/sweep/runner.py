@@ -8,6 +8,7 @@ so a changed config writes to a new directory.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from dpbandit import _validate
 from dpbandit.sweep.backends import make_backend
 from dpbandit.sweep.config import Sweep
 from dpbandit.sweep.store import Store
+from dpbandit.sweep.study import StudyProgress
 
 __all__ = ["SweepError", "SweepOutcome", "as_sweep", "default_store_dir", "execute", "run_sweep"]
 
@@ -78,6 +80,7 @@ def execute(
     workers: int | None = None,
     scheduler: Any = None,
     progress: bool | None = None,
+    study: StudyProgress | None = None,
 ) -> SweepOutcome:
     """Run the unfinished cells of a sweep into its store; failures are recorded, never raised.
 
@@ -89,7 +92,9 @@ def execute(
         workers: local worker processes (default: the config's ``workers``, else every core).
         scheduler: Dask scheduler address, cluster object or ``distributed.Client`` (implies Dask).
         progress: show a progress bar with cells done / total and ETA (``None``: on a terminal).
+        study: the progress of a study this sweep belongs to (told when the sweep ends; prints its ETA).
     """
+    began = time.perf_counter()
     sweep = as_sweep(config)
     if backend is None and scheduler is None:
         backend, scheduler = sweep.execution.backend, sweep.execution.scheduler
@@ -119,6 +124,8 @@ def execute(
                 bar.update()
         finally:
             bar.close()
+        if study is not None:
+            study.done(sweep, len(todo), time.perf_counter() - began)
         return SweepOutcome(
             name=sweep.name,
             store=store_dir,
@@ -137,6 +144,7 @@ def run_sweep(
     workers: int | None = None,
     scheduler: Any = None,
     progress: bool | None = None,
+    study: StudyProgress | None = None,
 ) -> pd.DataFrame:
     """Run (or resume) a sweep and return the tidy rows of all its cells, in the sweep's order.
 
@@ -152,7 +160,8 @@ def run_sweep(
         {'linucb': 2, 'random': 2}
     """
     sweep = as_sweep(config)
-    outcome = execute(sweep, store_dir, backend=backend, workers=workers, scheduler=scheduler, progress=progress)
+    outcome = execute(sweep, store_dir, backend=backend, workers=workers, scheduler=scheduler, progress=progress,
+                      study=study)
     if outcome.failures:
         raise SweepError(outcome)
     return Store.read(outcome.store).load([cell.key for cell in sweep.cells])

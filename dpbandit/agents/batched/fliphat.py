@@ -197,7 +197,6 @@ class FLIPHAT(BatchedAgent):
     """
 
     observation_model = "per_arm"
-    instead = "fliphat-disjoint (on a shared context: the same model without block features) or private"
     #: Neighbour cases of one episode (peeling.peeling_epsilon): one model moved by up to lam.
     cases: tuple[tuple[int, float], ...] = peeling.SINGLE
 
@@ -290,14 +289,26 @@ class FLIPHAT(BatchedAgent):
         ``10 x 5000^2`` Grams: 2.0 GB and ``d^2`` operations per round); ``fliphat`` on block features
         (``D = 50,000``) refuses (each round's features are 500,000 floats).
         """
-        D, models = self.dim, self.n_models
+        return self._footprint(self.dim, self.n_models, self.input_per_round)
+
+    @property
+    def instead(self) -> str:  # type: ignore[override]  (a class attribute elsewhere)
+        """The agents a refused size points to: ``fliphat-disjoint`` on the shared context these block features
+        come from (``dim / n_arms`` per arm, the same horizon) only when it fits there, and ``private``."""
+        d, K = self.dim // self.n_arms, self.n_arms
+        shared = self.dim % K == 0 and not sizes.reasons(self._footprint(d, K, d), n_arms=K, dim=d, per_arm=False)
+        return ("fliphat-disjoint (on a shared context: the same model without block features) or private" if shared
+                else "private (on a shared context: FLIPHAT without block features would refuse there too)")
+
+    def _footprint(self, D: int, models: int, input_per_round: int) -> sizes.Footprint:
+        """:meth:`footprint` with ``D`` features, ``models`` models and ``input_per_round`` floats per round."""
 
         def gram(n: int) -> bool:
             return n > D and n * D > ROW_ELEMENTS
 
         per_round = self.n_arms * D + 2 * D
         if self.horizon is None:
-            return sizes.Footprint(sizes.FLOAT * models * (D**2 + D), per_round + D**2, self.input_per_round)
+            return sizes.Footprint(sizes.FLOAT * models * (D**2 + D), per_round + D**2, input_per_round)
         episodes = self.schedule.released_batches(self.horizon)
         state = max((models * (D**2 + D) if gram(n) else n * (D + 2) for n in episodes), default=0)
         work = sum(
@@ -305,7 +316,7 @@ class FLIPHAT(BatchedAgent):
             + self.iterations(n) * ((models * D**2 if gram(n) else 2 * models * n * D) + 10 * models * D)
             for n in episodes
         )
-        return sizes.Footprint(sizes.FLOAT * state, per_round + work / self.horizon, self.input_per_round)
+        return sizes.Footprint(sizes.FLOAT * state, per_round + work / self.horizon, input_per_round)
 
     # -- calibration -----------------------------------------------------------------------------
     def iterations(self, size: int) -> int:

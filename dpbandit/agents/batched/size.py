@@ -1,8 +1,10 @@
-"""Size guard of the batched agents: refuse at construction a run that would be huge or pathologically slow.
+"""Size guard of every agent: refuse at construction a run that would be huge or pathologically slow.
 
-Issue 23 item 4: every batched agent at d = 5000, K = 10 either runs within 2 GB at a few times random's time
-per round, or refuses when it is built, saying what it would need and which agent to use instead. Each
-agent states its own :class:`Footprint` (``BatchedAgent.footprint``, formulas in each class's docstring): the
+Issue 23 item 4 (the batched agents) and issue 31 item 4 (every registered agent): at d = 5000, K = 10 an agent
+either runs within 2 GB at a few times random's time per round, or refuses when it is built, before it
+allocates, saying what it would need and which agent to use instead (an agent that fits: tested for every
+registered agent, tests/agents/test_sizes.py). Each agent states its own :class:`Footprint`
+(``footprint()``, formulas in each class's docstring; ``BatchedAgent.footprint`` for the batched ones): the
 bytes of its largest state, the floating-point work per round (amortised over the horizon: a per-batch fit of
 ``F`` operations costs ``F / T`` per round, summed over the batches that end within ``T``; without a horizon
 the per-batch terms are left out, as they vanish on a long run of growing batches) and the floats of one
@@ -25,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "MAX_INPUT", "MAX_STATE_BYTES", "ROUND_OVERHEAD", "WORK_RATIO", "Footprint", "check"
+    "MAX_INPUT", "MAX_STATE_BYTES", "ROUND_OVERHEAD", "WORK_RATIO", "Footprint", "check", "gigabytes", "reasons"
 ]
 
 #: Largest state an agent may hold, bytes [Fill: the issue's 2 GB].
@@ -50,22 +52,42 @@ class Footprint:
     input_per_round: int
 
 
-def check(name: str, footprint: Footprint, *, n_arms: int, dim: int, per_arm: bool, instead: str) -> None:
-    """Raise ``ValueError`` naming ``n_arms``, ``dim``, the memory and work ``name`` would need and
-    ``instead`` (the agents to use) if ``footprint`` is over a threshold (module docstring)."""
-    reasons = []
+def gigabytes(n_bytes: float, limit: float = MAX_STATE_BYTES) -> str:
+    """``n_bytes`` in GB, three significant digits, more when needed to tell it from ``limit`` (so a state
+    just over 2 GB never reads "2 GB")."""
+    for digits in range(3, 10):
+        text = f"{n_bytes / 1e9:.{digits}g}"
+        if (float(text) > limit / 1e9) == (n_bytes > limit):
+            return text
+    return text
+
+
+def reasons(footprint: Footprint, *, n_arms: int, dim: int, per_arm: bool, limit_work: bool = True) -> list[str]:
+    """The thresholds ``footprint`` is over (module docstring); empty when the run fits. ``limit_work=False``
+    checks the state and the input only."""
+    out = []
     if footprint.state_bytes > MAX_STATE_BYTES:
-        reasons.append(f"state over {MAX_STATE_BYTES / 1e9:.3g} GB")
+        out.append(f"state over {MAX_STATE_BYTES / 1e9:.3g} GB")
     ratio = footprint.work_per_round / (n_arms * dim + ROUND_OVERHEAD)
-    if ratio > WORK_RATIO:
-        reasons.append(f"{ratio:.3g} times the environment's round of n_arms x dim + {ROUND_OVERHEAD} "
-                       f"operations (limit {WORK_RATIO:.0f})")
+    if limit_work and ratio > WORK_RATIO:
+        out.append(f"{ratio:.3g} times the environment's round of n_arms x dim + {ROUND_OVERHEAD} "
+                   f"operations (limit {WORK_RATIO:.0f})")
     if per_arm and footprint.input_per_round > MAX_INPUT:
-        reasons.append(f"n_arms x dim = {footprint.input_per_round:,} floats of features per round "
-                       f"({footprint.input_per_round * FLOAT / 2**20:.3g} MiB; limit {MAX_INPUT:,})")
-    if reasons:
+        out.append(f"n_arms x dim = {footprint.input_per_round:,} floats of features per round "
+                   f"({footprint.input_per_round * FLOAT / 2**20:.3g} MiB; limit {MAX_INPUT:,})")
+    return out
+
+
+def check(
+    name: str, footprint: Footprint, *, n_arms: int, dim: int, per_arm: bool, instead: str, limit_work: bool = True
+) -> None:
+    """Raise ``ValueError`` naming ``n_arms``, ``dim``, the memory and work ``name`` would need and
+    ``instead`` (the agents to use) if ``footprint`` is over a threshold (module docstring; ``limit_work``
+    as for :func:`reasons`)."""
+    over = reasons(footprint, n_arms=n_arms, dim=dim, per_arm=per_arm, limit_work=limit_work)
+    if over:
         raise ValueError(
-            f"{name} refuses n_arms={n_arms}, dim={dim}: it would need {footprint.state_bytes / 1e9:.3g} GB "
-            f"of state and {footprint.work_per_round:.3g} operations per round ({'; '.join(reasons)}). Use "
+            f"{name} refuses n_arms={n_arms}, dim={dim}: it would need {gigabytes(footprint.state_bytes)} GB "
+            f"of state and {footprint.work_per_round:.3g} operations per round ({'; '.join(over)}). Use "
             f"{instead} instead (dpbandit.agents.batched.size explains the limits)."
         )
