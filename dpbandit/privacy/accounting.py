@@ -195,18 +195,28 @@ def _calibrate(make_event, epsilon: float, delta: float, accountant: str, relati
     the accountant and the relation).
 
     The bracket is found by doubling / halving from 1 (the PLD accountant cannot evaluate tiny multipliers).
+    A value read back from a file is used only after one accountant evaluation confirms that it meets
+    ``epsilon`` (about 3% of a search's time): a stale or edited file can cost a search, never privacy.
     """
     text = calibration_cache.key(make_event, epsilon=float(epsilon), delta=float(delta), accountant=accountant,
                                  relation=relation.name)
-    return calibration_cache.cached(text, lambda: _search(make_event, epsilon, delta, accountant, relation))
+    return calibration_cache.cached(
+        text,
+        lambda: _search(make_event, epsilon, delta, accountant, relation),
+        meets=lambda z: _epsilon_at(make_event, z, delta, accountant, relation) <= epsilon,
+    )
+
+
+def _epsilon_at(make_event, z: float, delta: float, accountant: str, relation: NeighboringRelation) -> float:
+    """Epsilon at ``delta`` of ``make_event(z)`` (one accountant evaluation)."""
+    return make_accountant(accountant, relation).compose(make_event(z)).get_epsilon(delta)
 
 
 def _search(make_event, epsilon: float, delta: float, accountant: str, relation: NeighboringRelation) -> float:
     """:func:`_calibrate` without the cache: dp-accounting's search."""
 
     def eps(z: float) -> float:
-        acc = make_accountant(accountant, relation)
-        return acc.compose(make_event(z)).get_epsilon(delta)
+        return _epsilon_at(make_event, z, delta, accountant, relation)
 
     lo = hi = 1.0
     if eps(hi) > epsilon:

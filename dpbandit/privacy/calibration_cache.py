@@ -79,12 +79,15 @@ def _write(text: str, value: float) -> None:
         return
 
 
-def cached(text: str, compute: Callable[[], float]) -> float:
-    """The calibration keyed ``text`` (:func:`key`): from this process, else from its file, else ``compute()``
+def cached(text: str, compute: Callable[[], float], meets: Callable[[float], bool]) -> float:
+    """The calibration keyed ``text`` (:func:`key`): from this process, else from its file if ``meets(value)``
+    (the privacy target, checked once per process: a file is never trusted for privacy), else ``compute()``
     (then stored in both)."""
     if text in _memory:
         return _memory[text]
     value = _read(text)
+    if value is not None and not meets(value):
+        value = None
     if value is None:
         value = float(compute())
         _write(text, value)

@@ -74,3 +74,16 @@ def test_another_process_reads_the_file(cache) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr or done.stdout
     assert float(done.stdout) == here
+
+
+def test_a_file_whose_value_misses_the_target_is_recomputed(cache, monkeypatch) -> None:
+    """The right key with a multiplier too small for (epsilon, delta) (a stale or edited file): one accountant
+    evaluation rejects it, and the search runs again; the right value is read back without a search."""
+    value = sigma(1.0, 1e-4)
+    (path,) = calibration_cache.folder().glob("*.json")
+    stored = json.loads(path.read_text())
+    path.write_text(json.dumps({**stored, "value": value * 0.99}))
+    monkeypatch.setattr(calibration_cache, "_memory", {})
+    assert sigma(1.0, 1e-4) == value and len(cache) == 2
+    monkeypatch.setattr(calibration_cache, "_memory", {})
+    assert sigma(1.0, 1e-4) == value and len(cache) == 2
