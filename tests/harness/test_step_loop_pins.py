@@ -63,7 +63,8 @@ CASES = {
     "iris": (
         "dpbandit/Iris-v0",
         {"random": RandomAgent, "usergreedy": UserGreedy, "mylinucb": MyLinUCB},
-        {"horizon": 300},
+        # the features as at 98264ac (issue 29 standardises them by default since; the loop is what is pinned)
+        {"horizon": 300, "env_kwargs": {"standardize": False}},
     ),
 }
 
