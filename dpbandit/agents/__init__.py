@@ -41,6 +41,12 @@ AGENTS: dict[str, str] = {
     # the recommended private agent (issue 23): one name for every setting
     "private": "dpbandit.agents.batched.private:PrivateAgent",
     "private-perarm": "dpbandit.agents.batched.private:PrivateAgentPerArm",
+    # other trust models (issue 30): local DP (Zheng et al. 2020) and the shuffle model (Chowdhury-Zhou 2022),
+    # shared-parameter (per-arm features) and disjoint (shared context, one model per arm) forms
+    "ldp-linucb": "dpbandit.agents.trust.local:LocalLinUCB",
+    "ldp-linucb-disjoint": "dpbandit.agents.trust.local:LocalLinUCBDisjoint",
+    "shuffle-linucb": "dpbandit.agents.trust.shuffle:ShuffleLinUCB",
+    "shuffle-linucb-disjoint": "dpbandit.agents.trust.shuffle:ShuffleLinUCBDisjoint",
 }
 
 
