@@ -697,7 +697,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "local-agent-ignores-reports-per-user",
         "dpbandit/agents/trust/local.py",
-        "reports=self.reports_per_user, models=n_models,",
+        "reports=self.reports_per_user or 1, models=n_models,",
         "reports=1, models=n_models,",
         LOCAL,
     ),

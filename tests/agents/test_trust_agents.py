@@ -33,7 +33,7 @@ def expected_sigma(agent) -> float:
     """The report std computed here, independently of the agent: PLD Gaussian calibration of the (local or
     shuffle-calibrated) budget at the sensitivity of the report, composed over reports per user."""
     return _expected_sigma(agent.trust_model, agent.observation_model == "shared", agent.epsilon, agent.delta,
-                           agent.reports_per_user, agent.batch)
+                           agent.reports_per_user or 1, agent.batch)
 
 
 @functools.lru_cache
@@ -105,6 +105,16 @@ def test_a_user_above_reports_per_user_is_an_error(name: str) -> None:
     agent.update(obs, 1, 0.5, user_id=8)
     with pytest.raises(ValueError, match="reports_per_user"):
         agent.update(obs, 0, 0.5, user_id=7)
+
+
+def test_by_default_a_returning_user_is_several_reports_and_user_epsilon_is_inf() -> None:
+    agent = build("ldp-linucb")
+    obs = observation(agent, np.random.default_rng(5))
+    for _ in range(3):
+        agent.update(obs, 0, 0.5, user_id=1)
+    assert agent.privacy.user_epsilon == math.inf and agent.privacy.max_rounds_per_user is None
+    capped = build("ldp-linucb", reports_per_user=3).privacy
+    assert capped.user_epsilon == capped.epsilon and capped.max_rounds_per_user == 3
 
 
 def test_stated_guarantees() -> None:

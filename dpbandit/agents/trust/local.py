@@ -37,7 +37,7 @@ class _LocalReports(NoisyReportUCB):
     def _randomizer(self, feature_dim: int, n_models: int) -> LocalGaussianRandomizer:
         return LocalGaussianRandomizer(
             feature_dim, self.feature_bound, self.reward_bound, self.epsilon, self.delta,
-            reports=self.reports_per_user, models=n_models,
+            reports=self.reports_per_user or 1, models=n_models,
         )
 
     @property

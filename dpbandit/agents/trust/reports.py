@@ -55,7 +55,9 @@ class NoisyReportUCB(LinearUCBAgent):
             above it is an error, never clipped.
         reward_bound: B; rewards are clipped to [-B, B] before randomising (default 1: Bernoulli rewards).
         reports_per_user: reports one user may send; the calibration composes them, and a user id seen
-            more often is an error.
+            more often is an error. ``None`` (default): the privacy unit is one round's report, as for the
+            central agents (``private``); a person who comes back is several reports, and ``user_epsilon``
+            reads ``inf``.
         noise: ``False`` = debugging switch: exact reports, same regulariser and width, no privacy.
     """
 
@@ -75,7 +77,7 @@ class NoisyReportUCB(LinearUCBAgent):
         param_bound: float = 1.0,
         feature_bound: float | None = None,
         reward_bound: float = 1.0,
-        reports_per_user: int = 1,
+        reports_per_user: int | None = None,
         noise: bool = True,
     ) -> None:
         if horizon is None:
@@ -87,7 +89,9 @@ class NoisyReportUCB(LinearUCBAgent):
         self.noise_std = _validate.positive(noise_std=noise_std)
         self.param_bound = _validate.positive(param_bound=param_bound)
         self.reward_bound = _validate.positive(reward_bound=reward_bound)
-        self.reports_per_user = _validate.integer(reports_per_user=reports_per_user, minimum=1)
+        self.reports_per_user = (
+            None if reports_per_user is None else _validate.integer(reports_per_user=reports_per_user, minimum=1)
+        )
         self.noise = bool(noise)
         n_models, feature_dim = self._shape_for(n_arms, dim)
         self.feature_bound = _validate.positive(
@@ -134,7 +138,7 @@ class NoisyReportUCB(LinearUCBAgent):
         features, queue the report; publish the batch when it is full."""
         action = self.check_action(action)
         reward = _validate.finite(reward=reward)
-        if user_id is not None:
+        if user_id is not None and self.reports_per_user is not None:
             seen = self._reports.get(int(user_id), 0) + 1
             if seen > self.reports_per_user:
                 raise ValueError(
@@ -211,10 +215,12 @@ class NoisyReportUCB(LinearUCBAgent):
             claimed_delta=self.delta,
             epsilon=epsilon,
             relation=f"replace one user's reports (l2 sensitivity {self.randomizer.sensitivity:.4g} per "
-                     f"report, {self.reports_per_user} report(s) per user)",
+                     f"report, {self.reports_per_user or 1} report(s) per user)",
             accountant=accountant,
             calibration=calibration,
             notes=notes,
+            user_epsilon=math.inf if self.reports_per_user is None else epsilon,
+            max_rounds_per_user=self.reports_per_user,
             trust_model=self.trust_model,
             local_epsilon=local_epsilon,
         )

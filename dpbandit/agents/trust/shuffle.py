@@ -45,8 +45,8 @@ class _ShuffledReports(NoisyReportUCB):
     """Shuffle model: the randomizer spends the amplified local budget; reports are published per batch.
 
     Extra args: ``batch`` (users shuffled together, default ``ceil(T^(3/5))`` [Fill]).
-    With ``reports_per_user = m`` a user may sit in ``m`` batches: each batch gets ``(epsilon/m, delta/m)``
-    (basic composition [O]).
+    With ``reports_per_user = m`` (``None``: one report per privacy unit) a user may sit in ``m`` batches:
+    each batch gets ``(epsilon/m, delta/m)`` (basic composition [O]).
     """
 
     trust_model = "shuffle"
@@ -61,7 +61,7 @@ class _ShuffledReports(NoisyReportUCB):
     @property
     def shuffle(self) -> ShuffleCalibration:
         """The batch's calibration: local ``(eps0, delta0)`` and the central epsilon it certifies."""
-        m = self.reports_per_user
+        m = self.reports_per_user or 1
         return gaussian_shuffle_calibration(self.epsilon / m, self.delta / m, self.batch)
 
     def _randomizer(self, feature_dim: int, n_models: int) -> LocalGaussianRandomizer:
@@ -74,7 +74,7 @@ class _ShuffledReports(NoisyReportUCB):
     def privacy(self) -> PrivacyGuarantee | None:
         """Central guarantee after shuffling (FMT21 numerical bound) and the local epsilon of one report."""
         cal = self.shuffle
-        m = self.reports_per_user
+        m = self.reports_per_user or 1
         local = self.randomizer.achieved_epsilon
         total_eps = m * cal.epsilon if local <= cal.eps0 * (1 + 1e-9) else math.inf
         return self._guarantee(
