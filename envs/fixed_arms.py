@@ -23,7 +23,7 @@ import numpy as np
 
 from dpbandit import _validate as v
 
-__all__ = ["FixedArmsBernoulliEnv", "chowdhury_zhou_instance"]
+__all__ = ["FixedArmsBernoulliEnv", "chowdhury_zhou_instance", "make_vector"]
 
 
 def chowdhury_zhou_instance(rng: np.random.Generator, n_arms: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
@@ -46,9 +46,13 @@ class FixedArmsBernoulliEnv(gym.Env):
         n_arms: K (default 100), dim: d (default 5, >= 2), horizon: T (default 20,000).
     """
 
-    metadata: dict[str, Any] = {"render_modes": []}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
 
-    def __init__(self, n_arms: int = 100, dim: int = 5, horizon: int = 20_000) -> None:
+    def __init__(self, n_arms: int = 100, dim: int = 5, horizon: int = 20_000, render_mode: str | None = None) -> None:
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"Expected render_mode None or 'ansi', got {render_mode!r}.")
+        self.render_mode = render_mode
+        self._last = ""
         self.n_arms = v.integer(n_arms=n_arms, minimum=2)
         self.dim = v.integer(dim=dim, minimum=2)
         self.horizon = v.integer(horizon=horizon, minimum=1)
@@ -67,11 +71,14 @@ class FixedArmsBernoulliEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
-        instance_seq, rewards_seq = np.random.SeedSequence(seed).spawn(2)
+        # a reset without a seed continues from Gymnasium's generator (seeded by the last seeded reset)
+        root = seed if seed is not None else int(self.np_random.integers(2**63))
+        instance_seq, rewards_seq = np.random.SeedSequence(root).spawn(2)
         self.arms, self.theta = chowdhury_zhou_instance(np.random.default_rng(instance_seq), self.n_arms, self.dim)
         self.means = self.arms @ self.theta
         self._rewards_rng = np.random.default_rng(rewards_seq)
         self.t = 0
+        self._last = ""
         return self.arms.copy(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -83,4 +90,17 @@ class FixedArmsBernoulliEnv(gym.Env):
         info = self._info()
         info["regret"] = float(self.means.max() - self.means[action])
         self.t += 1
+        self._last = (f"round {self.t}/{self.horizon}: played arm {action}, reward {drawn[action]:g}, "
+                      f"regret {info['regret']:.4g}\n")
         return self.arms.copy(), float(drawn[action]), False, self.t == self.horizon, info
+
+    def render(self) -> str | None:
+        """``ansi``: the last round played and the next round's context (the fixed arms); else None."""
+        if self.render_mode != "ansi":
+            return None
+        return self._last + f"round {self.t + 1}/{self.horizon}: context = the {self.n_arms} fixed arms\n"
+
+
+def make_vector(num_envs: int = 1, **kwargs: Any) -> gym.vector.VectorEnv:
+    """``num_envs`` independent copies in a :class:`gymnasium.vector.SyncVectorEnv` (the vector entry point)."""
+    return gym.vector.SyncVectorEnv([lambda: FixedArmsBernoulliEnv(**kwargs) for _ in range(num_envs)])
