@@ -140,7 +140,7 @@ def ordering(table: pd.DataFrame, epsilon: float) -> str:
     at = rows[(rows["target_epsilon"] == epsilon) | (rows["trust_model"] == "")]
     means = dict(zip(at["agent"], at["final_regret_mean"]))
     order = sorted(means, key=means.get)
-    published = ["shared-linucb", "private-perarm", "shuffle-linucb", "ldp-linucb"]
+    published = ["LinUCB (not private)", "private (central)", "shuffle LinUCB", "local LinUCB"]
     verdict = "matches" if order == published else "differs from"
     shown_means = ", ".join(f"{a} {means[a]:.0f}" for a in order)
     return f"at epsilon = {epsilon:g}: {shown_means} -- {verdict} the published order {' < '.join(published)}."
