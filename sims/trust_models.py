@@ -2,7 +2,8 @@
 
 Agents: non-private LinUCB (the reference line), ``private`` and Shariff-Sheffet DP-UCB (central, joint DP),
 Chowdhury-Zhou shuffle LinUCB (``shuffle-linucb``, FMT21-calibrated, batch ``ceil(T^0.6)``) and the local-DP
-LinUCB (``ldp-linucb``), each at epsilon in {0.2, 0.5, 1, 2, 5} with delta = 1/T. Settings:
+LinUCB (``ldp-linucb``), each at epsilon in {0.2, 0.5, 1, 2, 5} with delta = 1/T (``private`` keeps its
+default ``min(1e-5, 1/(10 T))``, stricter). Settings:
 
 * (a) ``dpbandit/ChowdhuryZhou-v0``: Chowdhury and Zhou's experiment as their code defines it (d = 5, K = 100
   fixed arms, T = 20,000, Bernoulli rewards; envs/fixed_arms.py), per-arm (shared-parameter) agents,
