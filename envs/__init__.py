@@ -15,7 +15,14 @@ from envs.classification import ClassificationBanditEnv, ClassificationBanditVec
 from envs.glm import GLMBanditEnv, GLMBanditVectorEnv
 from envs.links import LINKS, Link
 from envs.problem import GLMProblem
-from envs.registration import CLASSIFICATION_IDS, CLASSIFICATION_PRESETS, ENV_IDS, PRESETS, register_envs
+from envs.registration import (
+    CLASSIFICATION_IDS,
+    CLASSIFICATION_PRESETS,
+    ENV_IDS,
+    FIXED_ARMS_IDS,
+    PRESETS,
+    register_envs,
+)
 from envs.rounds import RoundBlock, replicate_seeds
 from envs.wrappers import BlockFeatures, block_features
 
@@ -25,6 +32,7 @@ __all__ = [
     "CLASSIFICATION_IDS",
     "CLASSIFICATION_PRESETS",
     "ENV_IDS",
+    "FIXED_ARMS_IDS",
     "LINKS",
     "PRESETS",
     "BlockFeatures",

@@ -100,8 +100,21 @@ _ENTRY_POINTS = {
 }
 
 
+#: Single-environment ids without a vector entry point: Chowdhury and Zhou's fixed-arm Bernoulli bandit
+#: (ICML 2022, their code's setting: d = 5, K = 100, T = 20,000; envs/fixed_arms.py).
+FIXED_ARMS_PRESETS: dict[str, dict[str, Any]] = {
+    "dpbandit/ChowdhuryZhou-v0": dict(n_arms=100, dim=5, horizon=20_000),
+}
+#: The fixed-arm ids.
+FIXED_ARMS_IDS: tuple[str, ...] = tuple(FIXED_ARMS_PRESETS)
+
+
 def register_envs() -> None:
     """Register every preset id with Gymnasium (idempotent)."""
+    for env_id, kwargs in FIXED_ARMS_PRESETS.items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point="envs.fixed_arms:FixedArmsBernoulliEnv",
+                         vector_entry_point="envs.fixed_arms:make_vector", kwargs=dict(kwargs))
     for module, (scalar, vector, presets) in _ENTRY_POINTS.items():
         for env_id, kwargs in presets.items():
             if env_id in gym.registry:

@@ -74,6 +74,9 @@ BOUNDARY = ("tests/privacy/test_guarantee_boundary.py",)
 PRIVATE = ("tests/agents/batched/test_private.py",)
 #: The release-path test of issue 32 (neighbouring batches through each agent's own end-of-batch code).
 RELEASE_PATH = ("tests/agents/batched/test_release_sensitivity.py",)
+# issue 30: the local randomizer, the shuffle amplification bound, the local and shuffle agents
+LOCAL = ("tests/privacy/test_local.py", "tests/agents/test_trust_agents.py")
+SHUFFLE = ("tests/privacy/test_shuffle.py", "tests/agents/test_trust_agents.py")
 
 MUTANTS: tuple[Mutant, ...] = (
     # ------------------------------------------------------------ noise samplers and regularity
@@ -692,5 +695,55 @@ MUTANTS: tuple[Mutant, ...] = (
         "return np.clip(centred, -self.reward_clip, self.reward_clip), np.abs(centred) <= self.reward_clip",
         "return np.minimum(centred, self.reward_clip), np.abs(centred) <= self.reward_clip",
         (*RELEASE_PATH, *GAUSSIAN_AGENTS, *PRIVATE, "tests/agents/batched/test_reward_range.py"),
+    ),
+    # ------------------------------------------------------------ issue 30: local and shuffle trust models
+    Mutant(
+        "local-randomizer-scale-halved",
+        "dpbandit/privacy/local.py",
+        "        s = self.sigma\n",
+        "        s = self.sigma / 2\n",
+        LOCAL,
+    ),
+    Mutant(
+        "local-gram-noise-without-sqrt2",
+        "dpbandit/privacy/local.py",
+        "gram = symmetric_gaussian(rng, s / math.sqrt(2.0), self.dim",
+        "gram = symmetric_gaussian(rng, s / 2.0, self.dim",
+        LOCAL,
+    ),
+    Mutant(
+        "local-sensitivity-drops-cross-term",
+        "dpbandit/privacy/local.py",
+        "same = 2.0 * L**4 + 2.0 * L**2 * R**2 + R**4 / 2.0",
+        "same = 2.0 * L**4 + R**4 / 2.0",
+        LOCAL,
+    ),
+    Mutant(
+        "local-agent-ignores-reports-per-user",
+        "dpbandit/agents/trust/local.py",
+        "reports=self.reports_per_user or 1, models=n_models,",
+        "reports=1, models=n_models,",
+        LOCAL,
+    ),
+    Mutant(
+        "shuffle-clone-probability-too-high",
+        "dpbandit/privacy/shuffle.py",
+        "p_clone = math.exp(-eps0)",
+        "p_clone = math.exp(-eps0 / 2)",
+        SHUFFLE,
+    ),
+    Mutant(
+        "shuffle-approximate-term-one-user",
+        "dpbandit/privacy/shuffle.py",
+        "(1.0 + math.exp(-eps0) / 2.0) * n * delta0",
+        "(1.0 + math.exp(-eps0) / 2.0) * delta0",
+        SHUFFLE,
+    ),
+    Mutant(
+        "shuffle-agent-ignores-reports-per-user",
+        "dpbandit/agents/trust/shuffle.py",
+        "return gaussian_shuffle_calibration(self.epsilon / m, self.delta / m, self.batch)",
+        "return gaussian_shuffle_calibration(self.epsilon, self.delta, self.batch)",
+        SHUFFLE,
     ),
 )

@@ -45,6 +45,12 @@ AGENTS: dict[str, str] = {
     "private-perarm": "dpbandit.agents.batched.private:PrivateAgentPerArm",
     # the simple reference (issue 29): uniform exploration, one release of the per-arm reward sums, best arm
     "private-etc": "dpbandit.agents.batched.etc:PrivateExploreThenCommit",
+    # other trust models (issue 30): local DP (Zheng et al. 2020) and the shuffle model (Chowdhury-Zhou 2022),
+    # shared-parameter (per-arm features) and disjoint (shared context, one model per arm) forms
+    "ldp-linucb": "dpbandit.agents.trust.local:LocalLinUCB",
+    "ldp-linucb-disjoint": "dpbandit.agents.trust.local:LocalLinUCBDisjoint",
+    "shuffle-linucb": "dpbandit.agents.trust.shuffle:ShuffleLinUCB",
+    "shuffle-linucb-disjoint": "dpbandit.agents.trust.shuffle:ShuffleLinUCBDisjoint",
 }
 
 

@@ -56,13 +56,17 @@ COLUMNS = [
     "claimed_epsilon",
     "delta",
     "user_epsilon",
+    "local_epsilon",
+    "trust_model",
 ]
 """The result columns. ``cumulative_regret`` / ``regret`` (pseudo-regret) and ``cumulative_optimal`` (rounds
 whose arm had the largest expected reward) need ``info["expected_rewards"]`` and are NaN without it;
 ``cumulative_reward`` (observed rewards) is always there. ``wall_time`` (seconds since the run started) leaves
 out ``compile_time`` (seconds compiling kernels so far, :mod:`dpbandit.harness.timing`). ``epsilon``
 (accountant), ``claimed_epsilon``, ``delta`` and ``user_epsilon`` come from the agent's ``privacy`` (NaN for a
-non-private agent, ``user_epsilon`` NaN unless the agent tracks users)."""
+non-private agent, ``user_epsilon`` NaN unless the agent tracks users); ``trust_model`` is the guarantee's
+(``central`` / ``shuffle`` / ``local``, empty for a non-private agent) and ``local_epsilon`` the epsilon of one
+user's report on its own (local and shuffle models; NaN otherwise)."""
 
 
 def recording_steps(horizon: int, n_points: int = 1000, spacing: str = "log") -> np.ndarray:
@@ -405,6 +409,7 @@ def run_one(
         "claimed_epsilon": None if privacy is None else privacy.claimed_epsilon,
         "delta": None if privacy is None else privacy.claimed_delta,
         "user_epsilon": getattr(privacy, "user_epsilon", None),
+        "local_epsilon": getattr(privacy, "local_epsilon", None),
     }
     return pd.DataFrame(
         {
@@ -419,6 +424,7 @@ def run_one(
             "wall_time": trace.wall,
             "compile_time": trace.compiled,
             **{k: np.full(record.size, _nan_if_none(v)) for k, v in per_run.items()},
+            "trust_model": "" if privacy is None else privacy.trust_model,
         },
         columns=COLUMNS,
     )

@@ -123,8 +123,10 @@ def final_regret_table(
 
     ``accuracy`` (with an interval) is the share of rounds where the played arm had the largest expected
     reward, when ``cumulative_optimal`` is known. Then ``seeds``, ``horizon``, ``wall_time_s`` (and
-    ``compile_time_s``), the accountant's ``epsilon``, ``delta``, ``user_epsilon`` (user-level, when the
-    agent reports one), ``claimed_epsilon``, ``metric`` and, when a group has fewer than :data:`MIN_SEEDS`
+    ``compile_time_s``), ``trust_model`` (``central`` / ``shuffle`` / ``local``, empty for a non-private
+    agent), the accountant's ``epsilon`` (central after shuffling for a shuffle agent), ``delta``,
+    ``user_epsilon`` (user-level, when the agent reports one), ``local_epsilon`` (one report's own epsilon,
+    when an agent is local or shuffle), ``claimed_epsilon``, ``metric`` and, when a group has fewer than :data:`MIN_SEEDS`
     seeds, ``note`` saying so. Optional input columns that are absent give no output column.
 
     Intervals are 95% Student-t intervals over seeds, clipped to the range the quantity can take
@@ -199,8 +201,10 @@ def final_regret_table(
         row.update({"seeds": seeds, "horizon": int(steps.max()), "wall_time_s": group["wall_time"].mean()})
         if "compile_time" in group.columns:
             row["compile_time_s"] = group["compile_time"].mean()
+        if "trust_model" in group.columns:
+            row["trust_model"] = group["trust_model"].iloc[0]
         row["epsilon"] = group["epsilon"].iloc[0]
-        for column in ("delta", "user_epsilon"):
+        for column in ("delta", "user_epsilon", "local_epsilon"):
             if column in group.columns:
                 row[column] = group[column].iloc[0]
         row["claimed_epsilon"] = group["claimed_epsilon"].iloc[0]
@@ -210,6 +214,8 @@ def final_regret_table(
     table = pd.DataFrame(rows)
     if "user_epsilon" in table and table["user_epsilon"].isna().all():
         table = table.drop(columns="user_epsilon")  # no agent tracks users
+    if "local_epsilon" in table and table["local_epsilon"].isna().all():
+        table = table.drop(columns="local_epsilon")  # every agent is central or not private
     metric_last = [c for c in table.columns if c not in ("metric", "note")] + ["metric"]
     return table[metric_last + (["note"] if "note" in table else [])]
 

@@ -57,6 +57,9 @@ class PrivacyGuarantee:
             ``None`` when the algorithm does not track people (every round a different person).
         max_rounds_per_user: the cap behind ``user_epsilon`` (``None``: no cap).
         trust_model: who is trusted with the raw data, one of :data:`TRUST_MODELS` (``"central"`` by default).
+        local_epsilon: epsilon of one user's randomised report on its own (local and shuffle models: what a
+            user is guaranteed even against the server and, in the shuffle model, the shuffler; ``None`` for
+            the central model).
     """
 
     mechanism: str
@@ -70,9 +73,12 @@ class PrivacyGuarantee:
     user_epsilon: float | None = None
     max_rounds_per_user: int | None = None
     trust_model: str = "central"
+    local_epsilon: float | None = None
 
     def __post_init__(self) -> None:
         v.one_of(TRUST_MODELS, trust_model=self.trust_model)
+        if self.local_epsilon is not None:
+            v.positive(local_epsilon=self.local_epsilon, allow_inf=True)
         v.positive(claimed_epsilon=self.claimed_epsilon)
         v.probability(claimed_delta=self.claimed_delta)
         v.positive(epsilon=self.epsilon, allow_inf=True)
@@ -187,6 +193,9 @@ class PrivacyGuarantee:
                 f"  user level: epsilon={self.user_epsilon:.4g} at delta={self.claimed_delta:.3g} for a "
                 f"person with {cap}"
             )
+        if self.trust_model != "central":
+            local = "" if self.local_epsilon is None else f"; each report is {self.local_epsilon:.4g}-DP locally"
+            lines.append(f"  trust model: {self.trust_model}{local}")
         if self.calibration:
             lines.append(f"  calibration: {self.calibration}")
         if self.notes:

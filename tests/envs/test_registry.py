@@ -22,7 +22,7 @@ def make(env_id: str, **kwargs):
 
 
 def test_every_preset_is_registered() -> None:
-    assert set(envs.ENV_IDS) | set(envs.CLASSIFICATION_IDS) == set(DPBANDIT_IDS)
+    assert set(envs.ENV_IDS) | set(envs.CLASSIFICATION_IDS) | set(envs.FIXED_ARMS_IDS) == set(DPBANDIT_IDS)
     assert "dpbandit/HDBSection54-v0" in DPBANDIT_IDS
     classification = ("Classification", "Digits", "Wine", "BreastCancer", "Iris")
     assert {f"dpbandit/{name}-v0" for name in classification} <= set(DPBANDIT_IDS)
