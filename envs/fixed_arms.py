@@ -23,7 +23,7 @@ import numpy as np
 
 from dpbandit import _validate as v
 
-__all__ = ["FixedArmsBernoulliEnv", "chowdhury_zhou_instance", "make_vector"]
+__all__ = ["FixedArmsBernoulliEnv", "FixedArmsVectorEnv", "chowdhury_zhou_instance", "make_vector"]
 
 
 def chowdhury_zhou_instance(rng: np.random.Generator, n_arms: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
@@ -101,6 +101,13 @@ class FixedArmsBernoulliEnv(gym.Env):
         return self._last + f"round {self.t + 1}/{self.horizon}: context = the {self.n_arms} fixed arms\n"
 
 
+class FixedArmsVectorEnv(gym.vector.SyncVectorEnv):
+    """Independent copies of :class:`FixedArmsBernoulliEnv`, declaring the copies' reward range as every
+    dpbandit vector env does (contract C2)."""
+
+    reward_range = (0.0, 1.0)
+
+
 def make_vector(num_envs: int = 1, **kwargs: Any) -> gym.vector.VectorEnv:
-    """``num_envs`` independent copies in a :class:`gymnasium.vector.SyncVectorEnv` (the vector entry point)."""
-    return gym.vector.SyncVectorEnv([lambda: FixedArmsBernoulliEnv(**kwargs) for _ in range(num_envs)])
+    """``num_envs`` independent copies in a :class:`FixedArmsVectorEnv` (the vector entry point)."""
+    return FixedArmsVectorEnv([lambda: FixedArmsBernoulliEnv(**kwargs) for _ in range(num_envs)])
