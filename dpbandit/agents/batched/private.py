@@ -90,6 +90,8 @@ __all__ = ["PrivateAgent", "PrivateAgentPerArm"]
 #: Floor of the Sherman-Morrison denominator ``N' - X^T D^{-1} X`` relative to ``N'`` [Fill]: the model's
 #: residual variance ratio along its mean context (``1 - 2 / pi = 0.36`` for a Gaussian half-space through 0).
 DENOMINATOR_FLOOR = 0.3
+#: Budget share of the ``predictions`` block (backfitted intercepts), taken from ``moments`` [Fill].
+PREDICTIONS_SHARE = 0.05
 #: Weight of a batch's released loss difference per later batch [Fill]: later estimates matter more.
 SELECTION_DECAY = 0.5
 #: The screened estimate is played once its loss is below the dense one's by this many noise std [Fill]: the
@@ -153,7 +155,7 @@ class PrivateAgent(GaussianBatchedAgent):
         reward_range: tuple[float, float] | None = None,
         second_moments: str | None = None,
         fdr: float = 0.2,
-        intercept: bool | None = None,
+        intercept: bool | str | None = None,
         exploration: float = 0.0,
         estimator: str | None = None,
         **kwargs: Any,
@@ -176,8 +178,19 @@ class PrivateAgent(GaussianBatchedAgent):
         #: origin fitted to rewards centred at the declared midpoint or the pooled released mean; the
         #: ``sums`` budget goes to ``moments``.
         noise_off = not kwargs.get("noise", True)
-        self.with_intercept = noise_off if intercept is None else bool(intercept)
+        if intercept is None:  # a declared range centres every model at its midpoint: base rates need one
+            intercept = "joint" if noise_off else "backfit" if reward_range is not None else "none"
+        elif isinstance(intercept, bool):
+            intercept = "joint" if intercept else "none"
+        #: ``"joint"`` (least squares on ``(1, x)``), ``"backfit"`` (slope through the origin, then each
+        #: model's mean residual), or ``"none"``.
+        self.intercept_fit = _validate.one_of(("joint", "backfit", "none"), intercept=intercept)
+        self.with_intercept = self.intercept_fit == "joint"
+        self.backfit = self.intercept_fit == "backfit"
         shares = dict(SHARES[self.second_moments])
+        if self.backfit and self.observation_model == "shared" and n_arms > 1:  # one model: a common intercept never changes the arm played
+            shares["moments"] -= PREDICTIONS_SHARE
+            shares["predictions"] = PREDICTIONS_SHARE
         if not self.with_intercept:
             shares["moments"] += shares.pop("sums")
         #: Whether the played estimate is chosen privately (the pooled layout without a fixed ``estimator``).
@@ -203,9 +216,9 @@ class PrivateAgent(GaussianBatchedAgent):
             "n": np.zeros(K), "xr": np.zeros((K, d)), "x": np.zeros((K, d)), "r": np.zeros(K),
             "rr": np.zeros(K), "b": np.zeros(K),
             "second": np.zeros((d, d) if self.pooled else (K, d, d) if self.full_gram else d),
-            "selection": 0.0,
+            "selection": 0.0, "residuals": np.zeros(K),
         }
-        self._noise_var = dict.fromkeys(("xr", "x", "r", "second", "n"), 0.0)
+        self._noise_var = dict.fromkeys(("xr", "x", "r", "second", "n", "p"), 0.0)
         self._selection_var = 0.0  # noise variance of the decayed loss difference
         self._total = 0.0  # sum_l w_l n_l
         self._scale = 0.0  # sum_l w_l n_l C_l^2 / d: the isotropic second moment ("none")
@@ -250,7 +263,7 @@ class PrivateAgent(GaussianBatchedAgent):
     # -- statistics ------------------------------------------------------------------------------
     def _reset_statistics(self) -> None:
         K, d = self.n_models, self.dim
-        self._moments, self._sums = np.zeros((K, d)), np.zeros((K, d))
+        self._moments, self._sums, self._predictions = np.zeros((K, d)), np.zeros((K, d)), np.zeros(K)
         self._rewards, self._squares = np.zeros(K), np.zeros(K)
         self._second = np.zeros((d, d) if self.pooled else (K, d, d) if self.full_gram
                                 else d if self.second_moments == "diag" else 0)
@@ -260,6 +273,9 @@ class PrivateAgent(GaussianBatchedAgent):
         onehot = (models[None, :] == np.arange(self.n_models)[:, None]).astype(float)  # (K, m)
         self._moments += onehot @ (rows * rewards[:, None])
         self._sums += onehot @ rows
+        if "predictions" in self.main_blocks:  # the slope in play, clipped to [-B, B] (earlier releases)
+            B = self.clipping.reward_clip
+            self._predictions += onehot @ np.clip(np.einsum("md,md->m", rows, self.theta[models]), -B, B)
         self._rewards += onehot @ rewards
         self._squares += onehot @ rewards**2
         if self.selecting:  # screened loss less dense loss, predictions clipped to [-B, B]
@@ -280,6 +296,7 @@ class PrivateAgent(GaussianBatchedAgent):
         second = (self._second[..., self._upper[0], self._upper[1]] if self.full_gram else self._second)
         values = {
             "moments": self._moments, "sums": self._sums, "rewards": self._rewards, "squares": self._squares,
+            "predictions": self._predictions,
             "selection": self._selection,
             self.second_moments: second,
         }
@@ -288,7 +305,7 @@ class PrivateAgent(GaussianBatchedAgent):
     def _main_sensitivities(self) -> dict[str, float]:
         C, B = self.clipping.context_clip, self.clipping.reward_clip
         values = {
-            "moments": 2.0 * C * B, "sums": 2.0 * C, "rewards": 2.0 * B,
+            "moments": 2.0 * C * B, "sums": 2.0 * C, "rewards": 2.0 * B, "predictions": 2.0 * B,
             "squares": (math.sqrt(2.0) if self.n_models > 1 else 1.0) * B**2, "selection": 8.0 * B**2,
             self.second_moments: math.sqrt(2.0) * C**2,
         }
@@ -308,13 +325,14 @@ class PrivateAgent(GaussianBatchedAgent):
     # -- estimate --------------------------------------------------------------------------------
     def _sigmas(self) -> dict[str, float]:
         if not self.noise:
-            return dict.fromkeys(("xr", "x", "r", "second", "n", "selection"), 0.0)
+            return dict.fromkeys(("xr", "x", "r", "second", "n", "p", "selection"), 0.0)
         sens = self._main_sensitivities()
         second = self.second_moments
         return {
             "xr": self.release.sigma("moments", sens["moments"]),
             "second": self.release.sigma(second, sens[second]) if second in sens else 0.0,
-            "x": self.release.sigma("sums", sens["sums"]) if self.with_intercept else 0.0,
+            "x": self.release.sigma("sums", sens["sums"]) if "sums" in sens else 0.0,
+            "p": self.release.sigma("predictions", sens["predictions"]) if "predictions" in sens else 0.0,
             "r": self.release.sigma("rewards", sens["rewards"]),
             "n": self.release.sigma("counts", math.sqrt(2.0)) if self.n_models > 1 else 0.0,
             "selection": self.release.sigma("selection", sens["selection"]) if self.selecting else 0.0,
@@ -338,6 +356,8 @@ class PrivateAgent(GaussianBatchedAgent):
             acc["r"] += w * (released["rewards"] + c * counts)
             acc["b"] += w * released["rewards"]
         else:  # a line through the origin fitted to the rewards centred at the batch's public centre
+            if "predictions" in released:  # un-centred residuals of the slope in play: sum r - p
+                acc["residuals"] += w * (released["rewards"] + c * counts - released["predictions"])
             acc["xr"] += w * released["moments"]
             acc["r"] += w * (released["rewards"] + c * counts)
             acc["b"] += w * released["rewards"]
@@ -366,9 +386,10 @@ class PrivateAgent(GaussianBatchedAgent):
         C, B = self.clipping.context_clip, self.clipping.reward_clip
         rho = self._total_sq / self._total  # sampling variance of a weighted sum per unit of weighted count
         N = np.maximum(acc["n"], 0.0)
-        X = acc["x"]
+        X = acc["x"] if self.with_intercept else np.zeros_like(acc["x"])  # the slope's own centring
         R, G = acc["r"], acc["xr"]
         Nr = N + 2.0 * math.sqrt(nv["n"]) + rho  # intercept ridge: count noise plus one round
+        nv_x = nv["x"] if self.with_intercept else 0.0  # noise of the slope's centring X
         if self.full_gram:
             # model k's Gram: its own, or its share N_k / total of the pooled one (and of that one's noise);
             # ridge: the Gram noise's spectral norm (semicircle), one round (units of C^2), and the noise norm
@@ -404,7 +425,7 @@ class PrivateAgent(GaussianBatchedAgent):
             centred = np.maximum(diag - X[k] ** 2 / Nr[k], 0.0) + lam
             target = G[k] - X[k] * mean_b[k]
             # released noise of G - X mean (the sums were un-centred at about the mean) and sampling noise
-            noise = nv["xr"] + (mean_b[k] - self.centres[k]) ** 2 * nv["x"] + var_r[k] * rho * diag
+            noise = nv["xr"] + (mean_b[k] - self.centres[k]) ** 2 * nv_x + var_r[k] * rho * diag
             sd[k] = np.sqrt(noise) / centred
             if self.pooled:  # the screened estimate on the pooled diagonal, for the private choice
                 sparse[k] = self._screened(N[k] * pooled, rho * C**2, X[k], Nr[k], target, noise)
@@ -428,6 +449,10 @@ class PrivateAgent(GaussianBatchedAgent):
         if not self.with_intercept:
             if self.reward_range is None:  # the pooled mean (module docstring: not each model's own)
                 self.centres = np.full(self.n_models, acc["r"].sum() / Nr.sum())
+            if "predictions" in self.main_blocks:  # each model's mean residual of the slope in play
+                c = self.centres
+                variance = self._score_sd**2 + nv["p"] / Nr**2
+                self.intercept = self._shrink(c + (acc["residuals"] - c * N) / Nr, variance)
             return
         self.intercept = self._shrink((R - np.einsum("kd,kd->k", theta, X)) / Nr, self._score_sd**2)
         centres = self.intercept + np.einsum("kd,kd->k", theta, self._centre)  # each model's mean reward
