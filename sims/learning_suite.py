@@ -11,6 +11,9 @@ Settings (issue 23's table; the targets are for the recommended ``private`` agen
   peak memory <= 2 GB;
 - S6 ``dpbandit/Digits-v0``, T = 10^4 and 10^5 (S6a, S6b): accuracy >= 0.60 and >= 0.85;
 - ``id:*``: every registered environment id at its defaults, T = 10^5 (``private`` only): the ratio's CI below 1.
+- I1a, I1b (issue 29 item 1): ``make_classification`` with weights .55/.25/.15/.05 (:func:`imbalanced_csv`, written
+  once as a CSV for ``dpbandit/Classification-v0``), T = 10^4 and 10^5: accuracy >= majority share + 0.05 (0.597);
+- I4 (issue 29 item 4): ``LinearBandit-v0`` with 20 arms, d = 25, T = 2 x 10^4 (noise off within 2x LinUCB).
 
 Every private agent runs at its defaults: only ``epsilon = 1`` (and ``delta`` where the setting fixes it, S2);
 references are LinUCB (or shared-parameter LinUCB on per-arm features) and random play. A setting's agents are
@@ -88,6 +91,24 @@ SLOW_DPUCB_S3 = "DP-UCB plays block features e_a kron x (1,200 columns at d = 30
 SLOW_DPUCB_DISJOINT = "about 1 ms per round on digits: 100 s per run at T = 10^5 (it plays like random at 10^4)"
 NO_DPUCB = "DP-UCB keeps d x d tree nodes per arm (block: (K d)^2): tens of GB at d = 5000"
 NO_LINUCB = "disjoint LinUCB keeps K d x d matrices: 2 GB and d^2 work per round at d = 5000"
+IMBALANCED_CSV = RESULTS.parent / "out" / "data" / "imbalanced4.csv"
+
+
+def imbalanced_csv() -> str:
+    """Issue 29's item-1 data set as a CSV with a ``label`` column (written once, deterministic): 5,000 rows,
+    12 features, 4 classes of shares .55/.25/.15/.05 (majority 0.547)."""
+    if not IMBALANCED_CSV.exists():
+        from sklearn.datasets import make_classification
+
+        X, y = make_classification(n_samples=5000, n_features=12, n_informative=6, n_redundant=2, n_classes=4,
+                                   weights=[.55, .25, .15, .05], random_state=7)
+        IMBALANCED_CSV.parent.mkdir(parents=True, exist_ok=True)
+        frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]).assign(label=y)
+        frame.to_csv(IMBALANCED_CSV, index=False, float_format="%.17g")
+    return str(IMBALANCED_CSV)
+
+
+IMBALANCED = {"path": str(IMBALANCED_CSV), "label": "label"}
 SETTINGS = [
     Setting("S1", "dpbandit/HDBSection54-v0", 10_000, target="ratio <= 0.18", noise_off=True),
     Setting("S2", "dpbandit/GLMBandit-v0", 10_000, env={**fliphat_env(400), "n_arms": 8}, delta=0.01,
@@ -105,6 +126,12 @@ SETTINGS = [
             skip=(("dpucb", SLOW_DPUCB),)),
     Setting("S6b", "dpbandit/Digits-v0", 100_000, target="accuracy >= 0.85", classification=True,
             noise_off=True, skip=(("dpucb", SLOW_DPUCB), ("dpucb-disjoint", SLOW_DPUCB_DISJOINT))),
+    Setting("I1a", "dpbandit/Classification-v0", 10_000, env=IMBALANCED, target="accuracy >= 0.597",
+            classification=True, noise_off=True, skip=(("dpucb", SLOW_DPUCB),)),
+    Setting("I1b", "dpbandit/Classification-v0", 100_000, env=IMBALANCED, target="accuracy >= 0.597",
+            classification=True, skip=(("dpucb", SLOW_DPUCB), ("dpucb-disjoint", SLOW_DPUCB_DISJOINT))),
+    Setting("I4", "dpbandit/LinearBandit-v0", 20_000, env={"dim": 25, "n_arms": 20}, target="ratio's CI below 1",
+            noise_off=True, skip=(("dpucb", SLOW_DPUCB),)),
 ]
 
 
@@ -357,6 +384,8 @@ def main() -> None:
         wanted = set(args.settings)
         settings = [s for s in settings if s.name in wanted or ("ids" in wanted and s.name.startswith("id:"))]
     tables, refused = [], []
+    if any(s.env is IMBALANCED for s in settings):
+        imbalanced_csv()
     for setting in settings:
         private, refs = agents_for(setting, args.agents, args.all_agents)
         budget = {"epsilon": 1.0, **({"delta": setting.delta} if setting.delta else {})}
