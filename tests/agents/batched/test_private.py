@@ -219,6 +219,14 @@ def test_second_moment_rule_and_registry() -> None:
                         for d in (64, 5_000))
     assert (pooled.first, pooled.ratio, screened.first, screened.ratio) == (64, 1.5, 32, 2.0)
     assert PrivateAgent(2, 50, rng=rng, horizon=10_000, delta=delta, first_batch=16).schedule.first == 16
+    # as epsilon grows the schedule refines towards the noise-off one (16, 1.2), reached in the limit
+    for epsilon, first, ratio in ((0.5, 64, 1.5), (4.0, 28, 1.275)):
+        schedule = PrivateAgent(10, 64, rng=rng, horizon=100_000, delta=delta, epsilon=epsilon).schedule
+        assert (schedule.first, schedule.ratio) == (first, pytest.approx(ratio)), epsilon
+    assert (16, 1.2) == pytest.approx(
+        PrivateAgent(10, 64, rng=rng, horizon=100_000, delta=delta)._schedule(False, {"epsilon": 1e9}), abs=1e-6)
+    off = PrivateAgent(10, 64, rng=rng, horizon=100_000, noise=False).schedule
+    assert (off.first, off.ratio) == (16, 1.2)
     assert agent_class("private") is PrivateAgent and agent_class("private-perarm") is PrivateAgentPerArm
     agent = PrivateAgent(3, 4, rng=rng, horizon=100, reward_range=(0, 1))
     assert not agent.with_intercept and "sums" not in agent.release.shares
