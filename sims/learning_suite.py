@@ -12,6 +12,9 @@ Settings (issue 23's table; the targets are for the recommended ``private`` agen
 - S6 ``dpbandit/Digits-v0``, T = 10^4 and 10^5 (S6a, S6b): accuracy >= 0.60 and >= 0.85;
 - ``id:*``: every registered environment id at its defaults, T = 10^5 (``private`` and the ``private-etc``
   reference only): the ratio's CI below 1.
+- I1a, I1b (issue 29 item 1): ``dpbandit/ImbalancedClasses-v0``, ``make_classification`` with weights
+  .55/.25/.15/.05 (majority share 0.547), T = 10^4 and 10^5: accuracy >= majority share + 0.05 (0.597);
+- I4 (issue 29 item 4): ``LinearBandit-v0`` with 20 arms, d = 25, T = 2 x 10^4 (noise off within 2x LinUCB).
 
 Every private agent runs at its defaults: only ``epsilon = 1`` (and ``delta`` where the setting fixes it, S2);
 references are LinUCB (or shared-parameter LinUCB on per-arm features; at d = 5000, where LinUCB refuses,
@@ -114,6 +117,12 @@ SETTINGS = [
             skip=(("dpucb", SLOW_DPUCB),)),
     Setting("S6b", "dpbandit/Digits-v0", 100_000, target="accuracy >= 0.85", classification=True,
             noise_off=True, skip=(("dpucb", SLOW_DPUCB), ("dpucb-disjoint", SLOW_DPUCB_DISJOINT))),
+    Setting("I1a", "dpbandit/ImbalancedClasses-v0", 10_000, target="accuracy >= 0.597",
+            classification=True, noise_off=True, skip=(("dpucb", SLOW_DPUCB),)),
+    Setting("I1b", "dpbandit/ImbalancedClasses-v0", 100_000, target="accuracy >= 0.597",
+            classification=True, skip=(("dpucb", SLOW_DPUCB), ("dpucb-disjoint", SLOW_DPUCB_DISJOINT))),
+    Setting("I4", "dpbandit/LinearBandit-v0", 20_000, env={"dim": 25, "n_arms": 20}, target="ratio's CI below 1",
+            noise_off=True, skip=(("dpucb", SLOW_DPUCB),)),
 ]
 
 

@@ -746,4 +746,25 @@ MUTANTS: tuple[Mutant, ...] = (
         "return gaussian_shuffle_calibration(self.epsilon, self.delta, self.batch)",
         SHUFFLE,
     ),
+    Mutant(
+        "private-predictions-sensitivity-halved",
+        "dpbandit/agents/batched/private.py",
+        '"predictions": 2.0 * B,',
+        '"predictions": B,',
+        PRIVATE,
+    ),
+    Mutant(
+        "private-predictions-unclipped",
+        "dpbandit/agents/batched/private.py",
+        'np.clip(np.einsum("md,md->m", rows, self.theta[models]), -B, B)',
+        'np.einsum("md,md->m", rows, self.theta[models])',
+        PRIVATE,
+    ),
+    Mutant(
+        "private-intercepts-fed-exact-predictions",
+        "dpbandit/agents/batched/private.py",
+        'acc["residuals"] += w * (released["rewards"] + c * counts - released["predictions"])',
+        'acc["residuals"] += w * (released["rewards"] + c * counts - self._predictions)',
+        POSTPROCESSING,
+    ),
 )

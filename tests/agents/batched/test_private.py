@@ -27,6 +27,8 @@ def stated(agent, C: float, B: float) -> dict[str, float]:
            "context_inside": 1.0, "reward_inside": 1.0}
     if agent.with_intercept:
         out["sums"] = 2 * C
+    if agent.intercept_fit == "backfit" and switch:  # a round's prediction lies in [-B, B]
+        out["predictions"] = 2 * B
     if agent.second_moments != "none":
         out[agent.second_moments] = math.sqrt(2) * C**2
     if switch:
@@ -43,6 +45,7 @@ CONFIGS = [  # (class, env id, env options, agent options): every release layout
     (PrivateAgent, "dpbandit/LogisticBandit-v0", {},
      {"reward_range": (0.0, 1.0), "second_moments": "none", "intercept": True}),
     (PrivateAgentPerArm, "dpbandit/PerArmLinearBandit-v0", {}, {"reward_range": (-2.0, 2.0)}),
+    (PrivateAgent, "dpbandit/LogisticBandit-v0", {}, {"reward_range": (0.0, 1.0)}),  # backfitted intercepts
 ]
 
 
@@ -81,6 +84,7 @@ def test_drawn_noise_matches_an_independent_calibration(cls, env_id, env, option
 
 @pytest.mark.parametrize(("cls", "options"), [
     (PrivateAgent, {}),
+    (PrivateAgent, {"reward_range": (-1.0, 1.0)}),  # backfitted intercepts: the predictions block
     (PrivateAgent, {"reward_range": (-1.0, 1.0), "second_moments": "pooled", "intercept": True}),
     (PrivateAgentPerArm, {"second_moments": "pooled"}),
     (PrivateAgent, {"reward_range": (-1.0, 1.0), "second_moments": "gram", "intercept": True}),
@@ -97,6 +101,8 @@ def test_sensitivities_hold_and_are_attained(cls, options) -> None:
     agent.clipping.context_clip, agent.clipping.reward_clip = C, B
     c = agent.clipping.reward_center
     expected = stated(agent, C, B)
+    # the slope in play (earlier releases) large along e_0: predictions at both ends of [-B, B]
+    agent.theta = np.outer(np.ones(agent.n_models), np.eye(d)[0]) * 10.0
     if agent.pooled:  # estimates that disagree along e_0, as earlier releases may make them
         agent.estimates = {"dense": np.outer(np.ones(agent.n_models), np.eye(d)[0]) * 10.0,
                            "sparse": np.outer(np.ones(agent.n_models), np.eye(d)[0]) * -10.0}
@@ -213,9 +219,22 @@ def test_second_moment_rule_and_registry() -> None:
                         for d in (64, 5_000))
     assert (pooled.first, pooled.ratio, screened.first, screened.ratio) == (64, 1.5, 32, 2.0)
     assert PrivateAgent(2, 50, rng=rng, horizon=10_000, delta=delta, first_batch=16).schedule.first == 16
+    # as epsilon grows the schedule refines towards the noise-off one (16, 1.2), reached in the limit
+    for epsilon, first, ratio in ((0.5, 64, 1.5), (4.0, 28, 1.275)):
+        schedule = PrivateAgent(10, 64, rng=rng, horizon=100_000, delta=delta, epsilon=epsilon).schedule
+        assert (schedule.first, schedule.ratio) == (first, pytest.approx(ratio)), epsilon
+    assert (16, 1.2) == pytest.approx(
+        PrivateAgent(10, 64, rng=rng, horizon=100_000, delta=delta)._schedule(False, {"epsilon": 1e9}), abs=1e-6)
+    off = PrivateAgent(10, 64, rng=rng, horizon=100_000, noise=False).schedule
+    assert (off.first, off.ratio) == (16, 1.2)
     assert agent_class("private") is PrivateAgent and agent_class("private-perarm") is PrivateAgentPerArm
     agent = PrivateAgent(3, 4, rng=rng, horizon=100, reward_range=(0, 1))
     assert not agent.with_intercept and "sums" not in agent.release.shares
+    assert agent.intercept_fit == "backfit" and agent.release.shares["predictions"] > 0
+    undeclared = PrivateAgent(3, 4, rng=rng, horizon=100)
+    assert undeclared.intercept_fit == "none" and "predictions" not in undeclared.release.shares
+    assert PrivateAgentPerArm(3, 4, rng=rng, horizon=100, reward_range=(0, 1)).release.shares.keys().isdisjoint(
+        {"predictions", "sums"})  # one model: a common intercept never changes the arm played
     assert agent.clipping.reward_center == 0.5 and agent.clipping.reward_clip == 0.5
     assert PrivateAgent(3, 4, rng=rng, horizon=100, intercept=True).release.shares["sums"] > 0
 
@@ -227,6 +246,7 @@ def test_second_moment_rule_and_registry() -> None:
     ({"second_moments": "full"}, "second_moments"),
     ({"fdr": 0.0}, "fdr"),
     ({"exploration": -1.0}, "exploration"),
+    ({"intercept": "mean"}, "intercept"),
     ({"epsilon": 0.0}, "epsilon"),
 ])
 def test_bad_inputs_are_named(options, match) -> None:
@@ -294,3 +314,17 @@ def test_noise_off_is_within_twice_linucbs_regret_on_gaussian_rewards() -> None:
              env_kwargs={"dim": 20, "n_arms": 5}, progress=False)
     final = df[df.step == 20_000].groupby("agent")["cumulative_regret"].mean()
     assert final["off"] < 2.0 * final["linucb"]
+
+
+def test_declared_range_represents_each_arms_base_rate() -> None:
+    """Issue 29 item 1: classes that the contexts do not predict, priors 0.7 / 0.2 / 0.1, rewards in {0, 1}.
+    With the declared range every model is centred at 0.5; without intercepts each arm's model is a line
+    through the origin there and the base rates are lost (about uniform guessing), with the backfitted
+    intercepts (the default) mostly the majority class (2 seeds: 0.63 against 0.29 without)."""
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((3_000, 6)), rng.choice(3, size=3_000, p=[0.7, 0.2, 0.1])
+    agents = {"private": PrivateAgent, "none": functools.partial(PrivateAgent, intercept="none")}
+    df = run("dpbandit/Classification-v0", agents, n_seeds=2, horizon=10_000, env_kwargs={"X": X, "y": y},
+             progress=False)
+    accuracy = df[df.step == 10_000].groupby("agent")["cumulative_reward"].mean() / 10_000
+    assert accuracy["private"] > 0.6 > 0.4 > accuracy["none"]
