@@ -40,6 +40,8 @@ LEARNING_SUITE = ROOT / "results" / "learning_suite.csv"
 #: The standardised-feature rerun of the small data sets (issue 29), which the README's wine row cites.
 REAL_DATA_SCALING = ROOT / "results" / "real_data_scaling.csv"
 FIG5_1_LONG = ROOT / "results" / "fig5_1_long.md"
+#: The README's "Bring your own environment" numbers (``python sims/own_env.py``).
+OWN_ENV = ROOT / "results" / "own_env.csv"
 #: ``` `agent` ratio ~0.34 (CI below 1)``` in the README's list of command-line examples.
 RATIO_CLAIM = re.compile(r"`([^`]+)` ratio ~([\d.]+)(?: \(CI (below|reaching above) 1\))?")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
@@ -68,6 +70,17 @@ def _section(title: str) -> str:
     start = text.index(f"## {title}")
     end = text.find("\n## ", start + 3)
     return text[start:] if end < 0 else text[start:end]
+
+
+def _sims(module: str):
+    """A module of ``sims/`` (not a package: imported from its folder)."""
+    import importlib
+
+    sys.path.insert(0, str(ROOT / "sims"))
+    try:
+        return importlib.import_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "sims"))
 
 
 # ------------------------------------------------------------------------------ the default job
@@ -125,11 +138,7 @@ def test_the_default_jobs_printed_note_matches_its_table(default_job):
 
 def test_the_results_page_of_the_commands_is_fresh(default_job):
     """``results/cli_examples.csv`` lists the README's commands, and its default job is today's."""
-    sys.path.insert(0, str(ROOT / "sims"))
-    try:
-        from cli_examples import readme_commands
-    finally:
-        sys.path.remove(str(ROOT / "sims"))
+    readme_commands = _sims("cli_examples").readme_commands
     page = pd.read_csv(CLI_EXAMPLES, comment="#")
     assert page.groupby("example")["command"].first().tolist() == readme_commands()
     table, _ = default_job
@@ -182,11 +191,7 @@ def test_the_logistic_examples_gap_is_its_environments():
     from dpbandit.agents.specs import parse_assignments
     from dpbandit.harness import seeding
 
-    sys.path.insert(0, str(ROOT / "sims"))
-    try:
-        from cli_examples import readme_commands
-    finally:
-        sys.path.remove(str(ROOT / "sims"))
+    readme_commands = _sims("cli_examples").readme_commands
     args = cli.build_parser().parse_args(shlex.split(readme_commands()[4])[1:])
     (gap,) = _find(r"the best arm beats the average by ~([\d.]+) per round", _section("Command line"))
     kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
@@ -197,6 +202,70 @@ def test_the_logistic_examples_gap_is_its_environments():
         means = env.unwrapped.draw_rounds(args.horizon).expected_rewards
         gaps.append((means.max(axis=1) - means.mean(axis=1)).mean())
     assert rounds_to(gap, float(np.mean(gaps)))
+
+
+def _own_env_page() -> pd.DataFrame:
+    """``results/own_env.csv``, checked to hold the commands ``sims/own_env.py`` runs today."""
+    page = pd.read_csv(OWN_ENV, comment="#")
+    commands = dict(_sims("own_env").COMMANDS)
+    assert page.groupby("case", sort=False)["command"].first().to_dict() == commands, (
+        "results/own_env.csv is stale: rerun python sims/own_env.py"
+    )
+    return page
+
+
+def _own_env_ratio(page: pd.DataFrame, case: str, agent: str) -> float:
+    row = page[(page["case"] == case) & (page["agent"] == agent)]
+    assert len(row) == 1, f"{case} / {agent} not in {OWN_ENV.name}"
+    return float(row["ratio_to_random"].iloc[0])
+
+
+def test_own_environment_numbers_match_their_results_page():
+    """'Bring your own environment': the setting (K, d, T, seeds) is the commands', the ratios the page's."""
+    import shlex
+
+    from dpbandit.agents.specs import parse_assignments
+
+    page = _own_env_page()
+    n_arms, dim, horizon, seeds, declared, undeclared, linucb = _find(
+        r"the test suite's \{0, 1\} bandit, K = (\d+), d = (\d+), T = ([\d.]+ x 10\^\d+), (\d+) seeds: "
+        r"([\d.]+)x random's regret declared, ([\d.]+)x undeclared; LinUCB ([\d.]+)x; the commands are in "
+        r"\[results/own_env.md\]",
+        _section("Bring your own environment"),
+    )
+    mantissa, _, power = horizon.partition(" x 10^")
+    for case, command in dict(page.groupby("case")["command"].first()).items():
+        args = cli.build_parser().parse_args(shlex.split(command)[1:])
+        kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
+        assert args.env == "toy_bandit:ToyBandit", case
+        assert (kwargs["n_arms"], kwargs["dim"]) == (int(n_arms), int(dim)), case
+        assert (args.horizon, args.seeds) == (float(mantissa) * 10 ** int(power), int(seeds)), case
+        assert ("reward_range" in kwargs) == (case == "undeclared") and kwargs.get("reward_range") is None
+    for text, case, agent in (
+        (declared, "declared", "private"), (undeclared, "undeclared", "private"), (linucb, "declared", "linucb")
+    ):
+        value = _own_env_ratio(page, case, agent)
+        assert rounds_to(text, value), f"README says {agent} ({case}) {text}x, {OWN_ENV.name} {value:.4g}"
+
+
+def test_the_undeclared_range_warning_quotes_the_results_page():
+    """The harness's warning ("from 0.47x to 0.30x") names the same numbers as the page (a 100-round run)."""
+    import functools
+    import warnings
+
+    from dpbandit.agents import agent_class
+    from dpbandit.harness import run
+    from toy_bandit import ToyBandit
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run(functools.partial(ToyBandit, reward_range=None), {"private": agent_class("private")},
+            n_seeds=1, horizon=100, progress=False)
+    (message,) = [str(w.message) for w in caught if "declares no reward_range" in str(w.message)]
+    undeclared, declared = _find(r"took `private` from ([\d.]+)x to ([\d.]+)x random's regret", message)
+    page = _own_env_page()
+    assert rounds_to(undeclared, _own_env_ratio(page, "undeclared", "private"))
+    assert rounds_to(declared, _own_env_ratio(page, "declared", "private"))
 
 
 # ------------------------------------------------------------------------ results pages the README cites
