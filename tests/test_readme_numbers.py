@@ -181,8 +181,9 @@ def test_command_line_numbers_match_the_results_page():
     assert checked >= 12
 
 
-def test_the_logistic_examples_gap_is_its_environments():
-    """Item 5: "the best arm beats the average by ~0.18 per round", on the command's environment and seeds."""
+def _expected_rewards(command: str, horizon: int | None = None, **changes) -> np.ndarray:
+    """Every arm's expected reward over ``horizon`` rounds (default: the command's) of each seed of
+    ``command``'s environment (its ``--env-kwarg`` options updated by ``changes``): shape ``(seeds * T, K)``."""
     import shlex
 
     import gymnasium
@@ -191,81 +192,31 @@ def test_the_logistic_examples_gap_is_its_environments():
     from dpbandit.agents.specs import parse_assignments
     from dpbandit.harness import seeding
 
-    readme_commands = _sims("cli_examples").readme_commands
-    args = cli.build_parser().parse_args(shlex.split(readme_commands()[4])[1:])
-    (gap,) = _find(r"the best arm beats the average by ~([\d.]+) per round", _section("Command line"))
-    kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
-    gaps = []
+    args = cli.build_parser().parse_args(shlex.split(command)[1:])
+    kwargs = {**parse_assignments(args.env_kwarg, "--env-kwarg"), **changes}
+    horizon = args.horizon if horizon is None else horizon
+    means = []
     for index in range(args.seeds):
-        env = gymnasium.make(args.env, horizon=args.horizon, **kwargs)
+        env = gymnasium.make(args.env, horizon=horizon, **kwargs)
         env.reset(seed=seeding.env_seed(seeding.seed_sequence(args.root_seed, index)))
-        means = env.unwrapped.draw_rounds(args.horizon).expected_rewards
-        gaps.append((means.max(axis=1) - means.mean(axis=1)).mean())
-    assert rounds_to(gap, float(np.mean(gaps)))
+        means.append(env.unwrapped.draw_rounds(horizon).expected_rewards)
+    return np.concatenate(means)
 
 
-def _own_env_page() -> pd.DataFrame:
-    """``results/own_env.csv``, checked to hold the commands ``sims/own_env.py`` runs today."""
-    page = pd.read_csv(OWN_ENV, comment="#")
-    commands = dict(_sims("own_env").COMMANDS)
-    assert page.groupby("case", sort=False)["command"].first().to_dict() == commands, (
-        "results/own_env.csv is stale: rerun python sims/own_env.py"
-    )
-    return page
-
-
-def _own_env_ratio(page: pd.DataFrame, case: str, agent: str) -> float:
-    row = page[(page["case"] == case) & (page["agent"] == agent)]
-    assert len(row) == 1, f"{case} / {agent} not in {OWN_ENV.name}"
-    return float(row["ratio_to_random"].iloc[0])
-
-
-def test_own_environment_numbers_match_their_results_page():
-    """'Bring your own environment': the setting (K, d, T, seeds) is the commands', the ratios the page's."""
-    import shlex
-
-    from dpbandit.agents.specs import parse_assignments
-
-    page = _own_env_page()
-    n_arms, dim, horizon, seeds, declared, undeclared, linucb = _find(
-        r"the test suite's \{0, 1\} bandit, K = (\d+), d = (\d+), T = ([\d.]+ x 10\^\d+), (\d+) seeds: "
-        r"([\d.]+)x random's regret declared, ([\d.]+)x undeclared; LinUCB ([\d.]+)x; the commands are in "
-        r"\[results/own_env.md\]",
-        _section("Bring your own environment"),
-    )
-    mantissa, _, power = horizon.partition(" x 10^")
-    for case, command in dict(page.groupby("case")["command"].first()).items():
-        args = cli.build_parser().parse_args(shlex.split(command)[1:])
-        kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
-        assert args.env == "toy_bandit:ToyBandit", case
-        assert (kwargs["n_arms"], kwargs["dim"]) == (int(n_arms), int(dim)), case
-        assert (args.horizon, args.seeds) == (float(mantissa) * 10 ** int(power), int(seeds)), case
-        assert ("reward_range" in kwargs) == (case == "undeclared") and kwargs.get("reward_range") is None
-    for text, case, agent in (
-        (declared, "declared", "private"), (undeclared, "undeclared", "private"), (linucb, "declared", "linucb")
-    ):
-        value = _own_env_ratio(page, case, agent)
-        assert rounds_to(text, value), f"README says {agent} ({case}) {text}x, {OWN_ENV.name} {value:.4g}"
-
-
-def test_the_undeclared_range_warning_quotes_the_results_page():
-    """The harness's warning ("from 0.47x to 0.30x") names the same numbers as the page (a 100-round run)."""
-    import functools
-    import warnings
-
-    from dpbandit.agents import agent_class
-    from dpbandit.harness import run
-    from toy_bandit import ToyBandit
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        run(functools.partial(ToyBandit, reward_range=None), {"private": agent_class("private")},
-            n_seeds=1, horizon=100, progress=False)
-    (message,) = [str(w.message) for w in caught if "declares no reward_range" in str(w.message)]
-    undeclared, declared = _find(r"took `private` from ([\d.]+)x to ([\d.]+)x random's regret", message)
-    page = _own_env_page()
-    assert rounds_to(undeclared, _own_env_ratio(page, "undeclared", "private"))
-    assert rounds_to(declared, _own_env_ratio(page, "declared", "private"))
+def test_the_logistic_examples_gap_is_its_environments():
+    """Item 5, on the command's environment and seeds: "spreads the arms' means over about [0.2, 0.8]" (the
+    central 95% of every arm's mean over the rounds), "the best arm beats the average by ~0.18 per round",
+    and the earlier version's (``theta_radius=1``, ``dim=200``, T = 2,000) "~0.02 per round"."""
+    item = _section("Command line")
+    low, high = _find(r"`theta_radius=3` spreads the arms' means over about \[([\d.]+), ([\d.]+)\]", item)
+    (gap,) = _find(r"the best arm beats the average by ~([\d.]+) per round\. An earlier version", item)
+    (earlier,) = _find(r"the best arm beat the average by ~([\d.]+) per round under Bernoulli noise", item)
+    command = _sims("cli_examples").readme_commands()[4]
+    means = _expected_rewards(command)
+    assert rounds_to(low, np.quantile(means, 0.025)) and rounds_to(high, np.quantile(means, 0.975))
+    assert rounds_to(gap, float((means.max(axis=1) - means.mean(axis=1)).mean()))
+    means = _expected_rewards(command, 2_000, theta_radius=1, dim=200)
+    assert rounds_to(earlier, float((means.max(axis=1) - means.mean(axis=1)).mean()))
 
 
 # ------------------------------------------------------------------------ results pages the README cites
