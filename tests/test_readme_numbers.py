@@ -116,6 +116,12 @@ def _learning_suite(setting: str, agent: str, column: str) -> float:
     return float(row[column].iloc[0])
 
 
+def _dphdb_crossover() -> int:
+    """The round after which faithful DP-HDB beats random for good, in ``results/fig5_1_long.md``."""
+    (measured,) = _find(r"Crossover \(T = 1e\+07 run\): T_x = (\d+)", FIG5_1_LONG.read_text())
+    return int(measured)
+
+
 def test_setup_section_numbers_match_the_default_job(default_job):
     table, _ = default_job
     setup = _section("Set up a fresh machine")
@@ -128,8 +134,7 @@ def test_setup_section_numbers_match_the_default_job(default_job):
     (dphdb,) = _find(r"play like random, with a ratio of about (\d+):", setup)
     assert rounds_to(dphdb, table.loc["dphdb", "ratio_to_random"])
     (crossover,) = _find(r"it starts to beat random only after about (\d+) x 10\^5 rounds", setup)
-    (measured,) = _find(r"Crossover \(T = 1e\+07 run\): T_x = (\d+)", FIG5_1_LONG.read_text())
-    assert rounds_to(crossover, int(measured) / 1e5)
+    assert rounds_to(crossover, _dphdb_crossover() / 1e5)
 
 
 def test_default_job_setting_is_the_one_run(default_job):
@@ -157,6 +162,8 @@ def test_the_default_jobs_printed_note_matches_its_table(default_job):
     assert rounds_to(screening, _learning_suite("S1", "batched-screening-perarm", "ratio_to_random"))
     (dphdb,) = _find(r"play like random \(ratio ~(\d+)\)", cli.DEFAULT_NOTE)
     assert rounds_to(dphdb, table.loc["dphdb", "ratio_to_random"])
+    (crossover,) = _find(r"crosses below random only after ~(\d+) x 10\^5 rounds", cli.DEFAULT_NOTE)
+    assert rounds_to(crossover, _dphdb_crossover() / 1e5)
 
 
 def test_the_results_page_of_the_commands_is_fresh(default_job):
