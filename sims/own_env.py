@@ -14,7 +14,7 @@ Usage: python sims/own_env.py  (about 1.5 minutes on 2 cores)
 
 from __future__ import annotations
 
-import contextlib
+import os
 import sys
 import tempfile
 import time
@@ -43,14 +43,18 @@ COMMANDS = [
 
 
 def main() -> int:
-    rows, started = [], time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(MODULE_FOLDER):
-        for case, command in COMMANDS:
-            table = run_example(command, Path(tmp) / case).reindex(columns=COLUMNS[2:])
-            table.insert(0, "command", command)
-            table.insert(0, "case", case)
-            rows.append(table)
-            print(f"{case}: {command}", file=sys.stderr)
+    rows, started, here = [], time.perf_counter(), os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chdir(MODULE_FOLDER)  # (contextlib.chdir needs Python 3.11; the project supports 3.10)
+        try:
+            for case, command in COMMANDS:
+                table = run_example(command, Path(tmp) / case).reindex(columns=COLUMNS[2:])
+                table.insert(0, "command", command)
+                table.insert(0, "case", case)
+                rows.append(table)
+                print(f"{case}: {command}", file=sys.stderr)
+        finally:
+            os.chdir(here)
     frame = pd.concat(rows, ignore_index=True)
     produced = "python sims/own_env.py"
     CSV.write_text(f"# produced by: {produced}\n" + frame.to_csv(index=False, float_format="%.4g"))
