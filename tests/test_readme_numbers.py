@@ -142,7 +142,8 @@ def test_default_job_setting_is_the_one_run(default_job):
     table, printed = default_job
     setup = _section("Set up a fresh machine")
     env, dim, n_arms, horizon, seeds = _find(
-        r"On the Figure 5.1 environment of 004 \(`([^`]+)`: d = (\d+), K = (\d+), T = ([\d,]+), (\d+) seeds\)",
+        r"On the Figure 5.1 environment of 004 \(`([^`]+)`: d = (\d+), K = (\d+), T = ([\d,]+), "
+        r"(\d+) seeds\)",
         setup,
     )
     assert cli.build_parser().parse_args(["run"]).env == env
@@ -213,7 +214,8 @@ def test_command_line_numbers_match_the_results_page():
 
 def _expected_rewards(command: str, horizon: int | None = None, **changes) -> np.ndarray:
     """Every arm's expected reward over ``horizon`` rounds (default: the command's) of each seed of
-    ``command``'s environment (its ``--env-kwarg`` options updated by ``changes``): shape ``(seeds * T, K)``."""
+    ``command``'s environment (its ``--env-kwarg`` options updated by ``changes``), shape
+    ``(seeds * T, K)``."""
     import shlex
 
     import gymnasium
@@ -287,7 +289,9 @@ def test_own_environment_numbers_match_their_results_page():
         assert (args.horizon, args.seeds) == (float(mantissa) * 10 ** int(power), int(seeds)), case
         assert ("reward_range" in kwargs) == (case == "undeclared") and kwargs.get("reward_range") is None
     for text, case, agent in (
-        (declared, "declared", "private"), (undeclared, "undeclared", "private"), (linucb, "declared", "linucb")
+        (declared, "declared", "private"),
+        (undeclared, "undeclared", "private"),
+        (linucb, "declared", "linucb"),
     ):
         value = _own_env_ratio(page, case, agent)
         assert rounds_to(text, value), f"README says {agent} ({case}) {text}x, {OWN_ENV.name} {value:.4g}"
