@@ -7,8 +7,13 @@ result fails here, naming the sentence to update, and nowhere else:
   default job, shared by the tests of this file (module fixture, ~20 s);
 * the command-line examples' ratios: against ``results/cli_examples.csv`` (``python sims/cli_examples.py``
   runs the README's commands as written), whose default-job rows must equal the run above (the page is fresh);
-* the "Which private agent" table: against ``results/learning_suite.csv``, which it cites; the DP-HDB
-  crossover against ``results/fig5_1_long.md``;
+* the default job's setting (env, d, K, T, seeds, `private`'s delta): against that run;
+* the logistic example's spread and gaps: against its environment's expected rewards on the command's seeds;
+* "Bring your own environment" (and the harness's undeclared-range warning): against
+  ``results/own_env.csv`` (``python sims/own_env.py``), whose commands must be the script's;
+* the "Which private agent" table and the sentences quoting it: against ``results/learning_suite.csv``, which
+  it cites; the simple reference against ``results/etc_baseline.csv``; the DP-HDB crossover against
+  ``results/fig5_1_long.md``;
 * the user-level epsilon of the privacy section and the worked example of docs/privacy.md: against the agents
   (their accountant; the rounds learned from a seeded run);
 * every ``print(...)  # <numbers>`` line of docs/ and the README: the printed numbers, to the comment's
@@ -40,6 +45,10 @@ LEARNING_SUITE = ROOT / "results" / "learning_suite.csv"
 #: The standardised-feature rerun of the small data sets (issue 29), which the README's wine row cites.
 REAL_DATA_SCALING = ROOT / "results" / "real_data_scaling.csv"
 FIG5_1_LONG = ROOT / "results" / "fig5_1_long.md"
+#: The simple reference (`private-etc`) against `private`, which the README cites.
+ETC_BASELINE = ROOT / "results" / "etc_baseline.csv"
+#: The README's "Bring your own environment" numbers (``python sims/own_env.py``).
+OWN_ENV = ROOT / "results" / "own_env.csv"
 #: ``` `agent` ratio ~0.34 (CI below 1)``` in the README's list of command-line examples.
 RATIO_CLAIM = re.compile(r"`([^`]+)` ratio ~([\d.]+)(?: \(CI (below|reaching above) 1\))?")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
@@ -70,6 +79,17 @@ def _section(title: str) -> str:
     return text[start:] if end < 0 else text[start:end]
 
 
+def _sims(module: str):
+    """A module of ``sims/`` (not a package: imported from its folder)."""
+    import importlib
+
+    sys.path.insert(0, str(ROOT / "sims"))
+    try:
+        return importlib.import_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "sims"))
+
+
 # ------------------------------------------------------------------------------ the default job
 @pytest.fixture(scope="module")
 def default_job(tmp_path_factory) -> tuple[pd.DataFrame, str]:
@@ -96,6 +116,12 @@ def _learning_suite(setting: str, agent: str, column: str) -> float:
     return float(row[column].iloc[0])
 
 
+def _dphdb_crossover() -> int:
+    """The round after which faithful DP-HDB beats random for good, in ``results/fig5_1_long.md``."""
+    (measured,) = _find(r"Crossover \(T = 1e\+07 run\): T_x = (\d+)", FIG5_1_LONG.read_text())
+    return int(measured)
+
+
 def test_setup_section_numbers_match_the_default_job(default_job):
     table, _ = default_job
     setup = _section("Set up a fresh machine")
@@ -108,8 +134,24 @@ def test_setup_section_numbers_match_the_default_job(default_job):
     (dphdb,) = _find(r"play like random, with a ratio of about (\d+):", setup)
     assert rounds_to(dphdb, table.loc["dphdb", "ratio_to_random"])
     (crossover,) = _find(r"it starts to beat random only after about (\d+) x 10\^5 rounds", setup)
-    (measured,) = _find(r"Crossover \(T = 1e\+07 run\): T_x = (\d+)", FIG5_1_LONG.read_text())
-    assert rounds_to(crossover, int(measured) / 1e5)
+    assert rounds_to(crossover, _dphdb_crossover() / 1e5)
+
+
+def test_default_job_setting_is_the_one_run(default_job):
+    """"(`dpbandit/HDBSection54-v0`: d = 50, K = 2, T = 10,000, 8 seeds)" and `private`'s "delta 10^-5"."""
+    table, printed = default_job
+    setup = _section("Set up a fresh machine")
+    env, dim, n_arms, horizon, seeds = _find(
+        r"On the Figure 5.1 environment of 004 \(`([^`]+)`: d = (\d+), K = (\d+), T = ([\d,]+), "
+        r"(\d+) seeds\)",
+        setup,
+    )
+    assert cli.build_parser().parse_args(["run"]).env == env
+    assert f"{env}: d={dim}, K={n_arms}, T={horizon} " in printed
+    assert (table["horizon"] == int(horizon.replace(",", ""))).all() and (table["seeds"] == int(seeds)).all()
+    epsilon, power = _find(r"`private` at epsilon = ([\d.]+) \(delta 10\^(-\d+), its default\)", setup)
+    assert rounds_to(epsilon, table.loc["private", "epsilon"])
+    assert table.loc["private", "delta"] == 10.0 ** int(power)
 
 
 def test_the_default_jobs_printed_note_matches_its_table(default_job):
@@ -121,15 +163,13 @@ def test_the_default_jobs_printed_note_matches_its_table(default_job):
     assert rounds_to(screening, _learning_suite("S1", "batched-screening-perarm", "ratio_to_random"))
     (dphdb,) = _find(r"play like random \(ratio ~(\d+)\)", cli.DEFAULT_NOTE)
     assert rounds_to(dphdb, table.loc["dphdb", "ratio_to_random"])
+    (crossover,) = _find(r"crosses below random only after ~(\d+) x 10\^5 rounds", cli.DEFAULT_NOTE)
+    assert rounds_to(crossover, _dphdb_crossover() / 1e5)
 
 
 def test_the_results_page_of_the_commands_is_fresh(default_job):
     """``results/cli_examples.csv`` lists the README's commands, and its default job is today's."""
-    sys.path.insert(0, str(ROOT / "sims"))
-    try:
-        from cli_examples import readme_commands
-    finally:
-        sys.path.remove(str(ROOT / "sims"))
+    readme_commands = _sims("cli_examples").readme_commands
     page = pd.read_csv(CLI_EXAMPLES, comment="#")
     assert page.groupby("example")["command"].first().tolist() == readme_commands()
     table, _ = default_job
@@ -172,8 +212,10 @@ def test_command_line_numbers_match_the_results_page():
     assert checked >= 12
 
 
-def test_the_logistic_examples_gap_is_its_environments():
-    """Item 5: "the best arm beats the average by ~0.18 per round", on the command's environment and seeds."""
+def _expected_rewards(command: str, horizon: int | None = None, **changes) -> np.ndarray:
+    """Every arm's expected reward over ``horizon`` rounds (default: the command's) of each seed of
+    ``command``'s environment (its ``--env-kwarg`` options updated by ``changes``), shape
+    ``(seeds * T, K)``."""
     import shlex
 
     import gymnasium
@@ -182,21 +224,97 @@ def test_the_logistic_examples_gap_is_its_environments():
     from dpbandit.agents.specs import parse_assignments
     from dpbandit.harness import seeding
 
-    sys.path.insert(0, str(ROOT / "sims"))
-    try:
-        from cli_examples import readme_commands
-    finally:
-        sys.path.remove(str(ROOT / "sims"))
-    args = cli.build_parser().parse_args(shlex.split(readme_commands()[4])[1:])
-    (gap,) = _find(r"the best arm beats the average by ~([\d.]+) per round", _section("Command line"))
-    kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
-    gaps = []
+    args = cli.build_parser().parse_args(shlex.split(command)[1:])
+    kwargs = {**parse_assignments(args.env_kwarg, "--env-kwarg"), **changes}
+    horizon = args.horizon if horizon is None else horizon
+    means = []
     for index in range(args.seeds):
-        env = gymnasium.make(args.env, horizon=args.horizon, **kwargs)
+        env = gymnasium.make(args.env, horizon=horizon, **kwargs)
         env.reset(seed=seeding.env_seed(seeding.seed_sequence(args.root_seed, index)))
-        means = env.unwrapped.draw_rounds(args.horizon).expected_rewards
-        gaps.append((means.max(axis=1) - means.mean(axis=1)).mean())
-    assert rounds_to(gap, float(np.mean(gaps)))
+        means.append(env.unwrapped.draw_rounds(horizon).expected_rewards)
+    return np.concatenate(means)
+
+
+def test_the_logistic_examples_gap_is_its_environments():
+    """Item 5, on the command's environment and seeds: "spreads the arms' means over about [0.2, 0.8]" (the
+    central 95% of every arm's mean over the rounds), "the best arm beats the average by ~0.18 per round",
+    and the earlier version's (``theta_radius=1``, ``dim=200``, T = 2,000) "~0.02 per round"."""
+    item = _section("Command line")
+    low, high = _find(r"`theta_radius=3` spreads the arms' means over about \[([\d.]+), ([\d.]+)\]", item)
+    (gap,) = _find(r"the best arm beats the average by ~([\d.]+) per round\. An earlier version", item)
+    (earlier,) = _find(r"the best arm beat the average by ~([\d.]+) per round under Bernoulli noise", item)
+    command = _sims("cli_examples").readme_commands()[4]
+    means = _expected_rewards(command)
+    assert rounds_to(low, np.quantile(means, 0.025)) and rounds_to(high, np.quantile(means, 0.975))
+    assert rounds_to(gap, float((means.max(axis=1) - means.mean(axis=1)).mean()))
+    means = _expected_rewards(command, 2_000, theta_radius=1, dim=200)
+    assert rounds_to(earlier, float((means.max(axis=1) - means.mean(axis=1)).mean()))
+
+
+def _own_env_page() -> pd.DataFrame:
+    """``results/own_env.csv``, checked to hold the commands ``sims/own_env.py`` runs today."""
+    page = pd.read_csv(OWN_ENV, comment="#")
+    commands = dict(_sims("own_env").COMMANDS)
+    assert page.groupby("case", sort=False)["command"].first().to_dict() == commands, (
+        "results/own_env.csv is stale: rerun python sims/own_env.py"
+    )
+    return page
+
+
+def _own_env_ratio(page: pd.DataFrame, case: str, agent: str) -> float:
+    row = page[(page["case"] == case) & (page["agent"] == agent)]
+    assert len(row) == 1, f"{case} / {agent} not in {OWN_ENV.name}"
+    return float(row["ratio_to_random"].iloc[0])
+
+
+def test_own_environment_numbers_match_their_results_page():
+    """'Bring your own environment': the setting (K, d, T, seeds) is the commands', the ratios the page's."""
+    import shlex
+
+    from dpbandit.agents.specs import parse_assignments
+
+    page = _own_env_page()
+    n_arms, dim, horizon, seeds, declared, undeclared, linucb = _find(
+        r"the test suite's \{0, 1\} bandit, K = (\d+), d = (\d+), T = ([\d.]+ x 10\^\d+), (\d+) seeds: "
+        r"([\d.]+)x random's regret declared, ([\d.]+)x undeclared; LinUCB ([\d.]+)x; the commands are in "
+        r"\[results/own_env.md\]",
+        _section("Bring your own environment"),
+    )
+    mantissa, _, power = horizon.partition(" x 10^")
+    for case, command in dict(page.groupby("case")["command"].first()).items():
+        args = cli.build_parser().parse_args(shlex.split(command)[1:])
+        kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
+        assert args.env == "toy_bandit:ToyBandit", case
+        assert (kwargs["n_arms"], kwargs["dim"]) == (int(n_arms), int(dim)), case
+        assert (args.horizon, args.seeds) == (float(mantissa) * 10 ** int(power), int(seeds)), case
+        assert ("reward_range" in kwargs) == (case == "undeclared") and kwargs.get("reward_range") is None
+    for text, case, agent in (
+        (declared, "declared", "private"),
+        (undeclared, "undeclared", "private"),
+        (linucb, "declared", "linucb"),
+    ):
+        value = _own_env_ratio(page, case, agent)
+        assert rounds_to(text, value), f"README says {agent} ({case}) {text}x, {OWN_ENV.name} {value:.4g}"
+
+
+def test_the_undeclared_range_warning_quotes_the_results_page():
+    """The harness's warning ("from 0.47x to 0.30x") names the same numbers as the page (a 100-round run)."""
+    import functools
+    import warnings
+
+    from dpbandit.agents import agent_class
+    from dpbandit.harness import run
+    from toy_bandit import ToyBandit
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run(functools.partial(ToyBandit, reward_range=None), {"private": agent_class("private")},
+            n_seeds=1, horizon=100, progress=False)
+    (message,) = [str(w.message) for w in caught if "declares no reward_range" in str(w.message)]
+    undeclared, declared = _find(r"took `private` from ([\d.]+)x to ([\d.]+)x random's regret", message)
+    page = _own_env_page()
+    assert rounds_to(undeclared, _own_env_ratio(page, "undeclared", "private"))
+    assert rounds_to(declared, _own_env_ratio(page, "declared", "private"))
 
 
 # ------------------------------------------------------------------------ results pages the README cites
@@ -243,6 +361,15 @@ LEARNING_ROWS = [
         ],
     ),
     (
+        "sparse, d = 5,000",
+        [
+            (1, 0, "S5", "private", "ratio_to_random"),
+            (1, 1, "S5", "private", "time_vs_random"),
+            (1, 2, "S5", "private", "peak_memory_mb"),
+            (2, 0, "S5", "batched-peeling", "ratio_to_random"),
+        ],
+    ),
+    (
         "sparse, per-arm, FLIPHAT Setting 5",
         [
             (1, 0, "S2", "private-perarm", "ratio_to_random"),
@@ -274,6 +401,39 @@ def test_which_private_agent_table_matches_the_learning_suite():
         _section("Which private agent"),
     )
     assert rounds_to(low, every["ratio_to_random"].min()) and rounds_to(high, every["ratio_to_random"].max())
+
+
+def test_when_another_agent_is_better_quotes_the_table():
+    """"(0.26x against `private`'s 0.34-0.35x above)" and "(`-perarm`: 0.72x against 0.86x above)": the
+    learning suite's S1 / S2 and S5 rows the table shows."""
+    section = _section("Which private agent")
+    screening, low, high = _find(r"\(([\d.]+)x against `private`'s ([\d.]+)-([\d.]+)x above\)", section)
+    assert rounds_to(screening, _learning_suite("S1", "batched-screening-perarm", "ratio_to_random"))
+    assert rounds_to(screening, _learning_suite("S2", "batched-screening-perarm", "ratio_to_random"))
+    private = sorted([_learning_suite("S2", "private-perarm", "ratio_to_random"),
+                      _learning_suite("S1", "private", "ratio_to_random")])
+    assert rounds_to(low, private[0]) and rounds_to(high, private[1])
+    peeling, dense = _find(r"\(`-perarm`: ([\d.]+)x against ([\d.]+)x above\)", section)
+    assert rounds_to(peeling, _learning_suite("S5", "batched-peeling", "ratio_to_random"))
+    assert rounds_to(dense, _learning_suite("S5", "private", "ratio_to_random"))
+
+
+def test_the_simple_reference_numbers_match_its_page():
+    """`private` against `private-etc` on imbalanced classes: results/etc_baseline.csv, which it cites."""
+    share, horizon, private, reference, seeds = _find(
+        r"`dpbandit/ImbalancedClasses-v0` \(majority share ([\d.]+)\) at T = 10\^(\d) it reaches ([\d.]+) "
+        r"against the reference's ([\d.]+) \(`results/etc_baseline.md`, (\d+) seeds\)",
+        _section("Which private agent"),
+    )
+    page = pd.read_csv(ETC_BASELINE, comment="#")
+    rows = page[(page["setting"] == "imbalanced") & (page["T"] == 10 ** int(horizon))].set_index("agent")
+    assert rounds_to(private, rows.loc["private", "accuracy"])
+    assert rounds_to(reference, rows.loc["private-etc", "accuracy"])
+    assert (rows["seeds"] == int(seeds)).all()
+    from envs.datasets import load_bundled
+
+    _, labels = load_bundled("imbalanced")
+    assert rounds_to(share, np.bincount(labels).max() / len(labels))
 
 
 # ------------------------------------------------------------------------------ privacy numbers
