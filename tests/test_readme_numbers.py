@@ -436,6 +436,19 @@ def test_the_simple_reference_numbers_match_its_page():
     assert rounds_to(share, np.bincount(labels).max() / len(labels))
 
 
+
+def test_the_current_digits_number_matches_the_simple_reference_page():
+    """The note under the table: today's `private` on digits at T = 10^4 (the suite's row predates issue 29)."""
+    horizon, accuracy, seeds = _find(
+        r"on digits at T = 10\^(\d) the current code reads ([\d.]+) on (\d+) other seeds "
+        r"\(`results/etc_baseline.md`\)",
+        _section("Which private agent"),
+    )
+    page = pd.read_csv(ETC_BASELINE, comment="#")
+    row = page[(page["setting"] == "digits") & (page["T"] == 10 ** int(horizon)) & (page["agent"] == "private")]
+    assert len(row) == 1 and rounds_to(accuracy, row["accuracy"].iloc[0]) and row["seeds"].iloc[0] == int(seeds)
+
+
 # ------------------------------------------------------------------------------ privacy numbers
 def _gaussian_agent(cls_name: str, m: int | None, **options):
     from dpbandit.agents import agent_class
