@@ -1,5 +1,5 @@
 """Every registered agent at d = 5000, K = 10 (issue 23 item 4, issue 31 item 4): time per round beside random's,
-peak memory, or the agent's refusal at construction (:mod:`dpbandit.agents.batched.size`).
+peak memory, or the agent's refusal at construction (:mod:`dpbandit.agents.size`).
 
 Usage: ``python benchmarks/large_d.py [--horizon 3000] [--dim 5000] [--arms 10] [--agents NAME ...]``
 (prints a markdown table; default: every registered agent).

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpbandit.agents.batched import size
+from dpbandit.agents import size
 from dpbandit.agents.linear import LinUCB
 
 __all__ = ["DiagonalLinUCB"]

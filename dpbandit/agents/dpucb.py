@@ -52,7 +52,7 @@ import numpy as np
 from scipy import linalg
 
 from dpbandit import _validate
-from dpbandit.agents.batched import size
+from dpbandit.agents import size
 from dpbandit.agents.linear import LinearUCBAgent, PerArmFeatures
 from dpbandit.privacy import accounting
 from dpbandit.privacy.budget import check_delta, require_reportable_epsilon

@@ -62,7 +62,7 @@ import math
 import numpy as np
 from scipy.linalg import blas, lapack
 
-from dpbandit.agents.batched import size
+from dpbandit.agents import size
 from dpbandit.agents.dpucb import ShariffSheffetUCB
 from dpbandit.agents.linear import play_loop, shared_block
 from dpbandit.privacy.tree import running_levels

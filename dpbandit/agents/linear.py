@@ -22,7 +22,7 @@ import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
-from dpbandit.agents.batched import size
+from dpbandit.agents import size
 
 
 def play_loop(agent: Agent, observations: np.ndarray, rewards: np.ndarray) -> np.ndarray:
@@ -53,10 +53,10 @@ class LinearUCBAgent(Agent):
 
     State: ``n_models`` ridge models of dimension ``feature_dim`` with ``V = lambda I + sum f f^T``
     (kept as its inverse via Sherman-Morrison) and ``u = sum r f``. Sized before it allocates
-    (:meth:`footprint`, :mod:`dpbandit.agents.batched.size`): at d = 5000, K = 10 it refuses.
+    (:meth:`footprint`, :mod:`dpbandit.agents.size`): at d = 5000, K = 10 it refuses.
     """
 
-    #: The agents a refused size points to (:mod:`dpbandit.agents.batched.size`).
+    #: The agents a refused size points to (:mod:`dpbandit.agents.size`).
     instead: ClassVar[str] = "linucb-diag (LinUCB with a diagonal Gram: K d floats) or private"
     #: Whether the size guard bounds the work per round as well as the state.
     limit_work: ClassVar[bool] = True

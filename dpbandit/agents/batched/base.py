@@ -40,7 +40,7 @@ import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
-from dpbandit.agents.batched import size
+from dpbandit.agents import size
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpbandit.privacy.guarantee import PrivacyGuarantee
@@ -98,7 +98,7 @@ class BatchedAgent(Agent):
 
     observation_model: ClassVar[str] = "shared"
     trust_model: ClassVar[str | None] = "central"
-    #: The agents a refused size points to (:mod:`~dpbandit.agents.batched.size`).
+    #: The agents a refused size points to (:mod:`~dpbandit.agents.size`).
     instead: ClassVar[str] = "batched-screening or private"
 
     def __init__(
@@ -146,7 +146,7 @@ class BatchedAgent(Agent):
         return self.dim if self.observation_model == "shared" else self.n_arms * self.dim
 
     def footprint(self) -> size.Footprint:
-        """Size of a run (checked at construction, :mod:`~dpbandit.agents.batched.size`); linear agents:
+        """Size of a run (checked at construction, :mod:`~dpbandit.agents.size`); linear agents:
 
         state: a few ``(n_models, dim)`` float64 arrays (``theta``, the batch's sums, the running averages),
         ``4 * 8 n_models dim`` bytes; work per round: the scores (``n_arms * dim``) and the played row's

@@ -77,7 +77,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpbandit import _validate
-from dpbandit.agents.batched import size as sizes
+from dpbandit.agents import size as sizes
 from dpbandit.agents.batched.base import BatchedAgent
 from dpbandit.agents.batched.clipping import AdaptiveClipping, check_rewards, validate_reward_range
 from dpbandit.optim.geometry import project_lp_ball

@@ -71,7 +71,7 @@ import dp_accounting
 import numpy as np
 
 from dpbandit import _validate
-from dpbandit.agents.batched import size
+from dpbandit.agents import size
 from dpbandit.agents.batched.base import BatchedAgent
 from dpbandit.agents.batched.clipping import check_rewards, validate_reward_range
 from dpbandit.optim.geometry import lmo

@@ -41,7 +41,7 @@ import numpy as np
 from scipy import linalg
 
 from dpbandit import _validate
-from dpbandit.agents.batched import size
+from dpbandit.agents import size
 from dpbandit.agents.batched.gaussian import GaussianBatchedAgent
 
 __all__ = ["BatchedRidge", "BatchedRidgePerArm"]

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from dpbandit import _validate
-from dpbandit.agents.batched import size
+from dpbandit.agents import size
 from dpbandit.agents.linear import LinearUCBAgent
 from dpbandit.privacy.budget import check_delta
 from dpbandit.privacy.guarantee import PrivacyGuarantee

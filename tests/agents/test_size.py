@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from dpbandit.agents import agent_class
-from dpbandit.agents.batched import size
+from dpbandit.agents import size
 
 D, K, T = 5000, 10, 3000
 PER_ARM_D = D * K

@@ -89,5 +89,5 @@ def check(
         raise ValueError(
             f"{name} refuses n_arms={n_arms}, dim={dim}: it would need {gigabytes(footprint.state_bytes)} GB "
             f"of state and {footprint.work_per_round:.3g} operations per round ({'; '.join(over)}). Use "
-            f"{instead} instead (dpbandit.agents.batched.size explains the limits)."
+            f"{instead} instead (dpbandit.agents.size explains the limits)."
         )
