@@ -81,7 +81,8 @@ model): the old arm's block loses ``f(x, b)`` and the new arm's gains ``f(x', b'
 * ``counts`` ``sqrt 2``, clipping counts 1 (:mod:`~dpbandit.agents.batched.gaussian`).
 
 Every quantity carried from batch to batch (weights, sums, the residual sums, the discounted loss
-difference, clips, centres, both estimates) is a function of the releases and public inputs (batch sizes, clips, the declared range) only.
+difference, clips, centres, both estimates) is a function of the releases and public inputs (batch sizes,
+clips, the declared range) only.
 """
 
 from __future__ import annotations
@@ -128,11 +129,11 @@ POOLED_MAX_ENTRIES = 2**22
 #: threshold pays for every extra batch's noise; d = 5000: 0.87x vs 0.92x random on 3 paired seeds).
 #: With noise off (no release to pay for): 16 growing by 1.2, the non-private limit of that trade-off (with
 #: the 0.99 clip, development runs of S4: 2.4x LinUCB's regret at (64, 1.5), 1.6x at (16, 1.2)).
-SCHEDULES = {"pooled": (64, 1.5), "screened": (32, 2.0), "noise-off": (16, 1.2)}
 #: Above epsilon = 1 the layouts' schedules refine towards the noise-off one (:meth:`PrivateAgent._schedule`)
 #: [Fill; measured]: root 29, 3 seeds, T = 10^4, epsilon 64 / 16 / 4 with (16, 1.2) against (64, 1.5):
 #: digits regret 1,214 / 1,387 / 2,044 against 2,228 / 2,167 / 2,891, Figure 5.1 25 / 48 / 119 against 35 /
 #: 54 / 106.
+SCHEDULES = {"pooled": (64, 1.5), "screened": (32, 2.0), "noise-off": (16, 1.2)}
 #: Budget shares of the main blocks (of ``1 - aux_share``) per second-moment layout [Fill; measured,
 #: docs/batched_agents.md]; without an intercept ``sums``' share goes to ``moments``.
 SHARES = {
@@ -210,7 +211,8 @@ class PrivateAgent(GaussianBatchedAgent):
         self.with_intercept = self.intercept_fit == "joint"
         self.backfit = self.intercept_fit == "backfit"
         shares = dict(SHARES[self.second_moments])
-        if self.backfit and self.observation_model == "shared" and n_arms > 1:  # one model: a common intercept never changes the arm played
+        # (one model, per-arm features: a common intercept never changes the arm played, so no block)
+        if self.backfit and self.observation_model == "shared" and n_arms > 1:
             shares["selection" if "selection" in shares else "moments"] -= PREDICTIONS_SHARE
             shares["predictions"] = PREDICTIONS_SHARE
         if not self.with_intercept:
