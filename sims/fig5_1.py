@@ -130,8 +130,11 @@ def shown(path: Path) -> Path:
 
 
 def command_line() -> str:
-    """The command that is running, as a person would type it."""
-    return "python " + " ".join(shlex.quote(a) for a in sys.argv)
+    """The command that is running, as a person would type it from the repository's root (the script's path
+    relative to it, wherever it was started from)."""
+    script = Path(sys.argv[0]).resolve()
+    shown_script = str(script.relative_to(ROOT)) if script.is_relative_to(ROOT) else sys.argv[0]
+    return "python " + " ".join(shlex.quote(a) for a in [shown_script, *sys.argv[1:]])
 
 
 def write_csv(df: pd.DataFrame, path: Path, header: str) -> None:
