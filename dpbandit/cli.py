@@ -38,7 +38,8 @@ DEFAULT_NOTE = (
     "low-dimensional setting the specialised batched-screening-perarm does better, ~0.26: README, 'Which "
     "private agent'); faithful DP-HDB (a release per round) is expected to play like random (ratio ~1): its "
     "selection "
-    "noise at t = 10^4 is ~170x the vertex-score gap, and it crosses below random only after ~2 x 10^5 "
+    "noise at t = 10^4 is ~150x the best vertex's score margin (results/dphdb_noise_gap.md), and it crosses "
+    "below random only after ~2 x 10^5 "
     "rounds. LinUCB (not private) shows what the data allow. Guides: docs/batched_agents.md, "
     "docs/private_agents.md."
 )

@@ -122,6 +122,12 @@ def _dphdb_crossover() -> int:
     return int(measured)
 
 
+def _dphdb_noise_over_gap() -> float:
+    """DP-HDB's selection scale over the best vertex's margin at T = 10^4 (``python sims/dphdb_noise_gap.py``)."""
+    rows = pd.read_csv(ROOT / "results" / "dphdb_noise_gap.csv", comment="#")
+    return float(rows["scale_over_gap"].median())
+
+
 def test_setup_section_numbers_match_the_default_job(default_job):
     table, _ = default_job
     setup = _section("Set up a fresh machine")
@@ -135,6 +141,8 @@ def test_setup_section_numbers_match_the_default_job(default_job):
     assert rounds_to(dphdb, table.loc["dphdb", "ratio_to_random"])
     (crossover,) = _find(r"it starts to beat random only after about (\d+) x 10\^5 rounds", setup)
     assert rounds_to(crossover, _dphdb_crossover() / 1e5)
+    (noise,) = _find(r"its selection noise is about (\d+) times the best vertex's score margin", setup)
+    assert rounds_to(noise, _dphdb_noise_over_gap())
 
 
 def test_default_job_setting_is_the_one_run(default_job):
@@ -165,6 +173,8 @@ def test_the_default_jobs_printed_note_matches_its_table(default_job):
     assert rounds_to(dphdb, table.loc["dphdb", "ratio_to_random"])
     (crossover,) = _find(r"crosses below random only after ~(\d+) x 10\^5 rounds", cli.DEFAULT_NOTE)
     assert rounds_to(crossover, _dphdb_crossover() / 1e5)
+    (noise,) = _find(r"noise at t = 10\^4 is ~(\d+)x the best vertex's score margin", cli.DEFAULT_NOTE)
+    assert rounds_to(noise, _dphdb_noise_over_gap())
 
 
 def test_the_results_page_of_the_commands_is_fresh(default_job):
