@@ -47,7 +47,8 @@ DEFAULT_IID_HORIZON = 10_000
 _NO_DATA = (
     "A classification bandit needs data: pass X= (features, shape (rows, d)) and y= (integer labels "
     "0..K-1), or path= (a CSV file) and label= (its label column), e.g. "
-    "gymnasium.make('dpbandit/Classification-v0', X=X, y=y). scikit-learn's bundled data sets have their "
+    "gymnasium.make('dpbandit/Classification-v0', X=X, y=y), or from the command line dpbandit run --env "
+    "dpbandit/Classification-v0 --env-kwarg path=data.csv --env-kwarg label=y. scikit-learn's bundled data sets have their "
     "own ids: dpbandit/Digits-v0, dpbandit/Wine-v0, dpbandit/BreastCancer-v0, dpbandit/Iris-v0, and a "
     "generated one: dpbandit/ImbalancedClasses-v0."
 )

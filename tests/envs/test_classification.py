@@ -320,7 +320,7 @@ def test_bad_arrays_are_rejected_naming_the_problem(case: str) -> None:
 
 
 def test_bad_sources_and_options_are_rejected(tmp_path) -> None:
-    with pytest.raises(ValueError, match=r"needs data: pass X=.*path=.*label=.*Digits-v0"):
+    with pytest.raises(ValueError, match=r"needs data: pass X=.*path=.*label=.*--env-kwarg path=.*Digits-v0"):
         gym.make("dpbandit/Classification-v0")
     with pytest.raises(ValueError, match="got only X"):
         ClassificationBanditEnv(X_IRIS)
