@@ -12,7 +12,7 @@ Calibration: :class:`dpbandit.privacy.local.LocalGaussianRandomizer` (one PLD-ca
 pair, sensitivity derived there). The paper's noise is the classical Gaussian-mechanism bound
 ``sigma = Delta sqrt(2 ln(1.25/delta)) / epsilon`` [O]; the authors' code of Chowdhury and Zhou's LDP
 baseline uses ``sqrt(ln(2.5/delta)) / epsilon`` without a sensitivity factor [C] (privacy/local.py
-docstring compares the numbers).
+docstring compares the numbers); ``calibration="authors"`` runs that noise, side by side only.
 
 Not implemented: Zheng et al.'s local GLM variant (their Section 4, SGD on privatised gradients) and their
 LDP multi-armed bandit reduction.
@@ -23,7 +23,7 @@ from __future__ import annotations
 from dpbandit.agents.linear import PerArmFeatures
 from dpbandit.agents.trust.reports import NoisyReportUCB
 from dpbandit.privacy.guarantee import PrivacyGuarantee
-from dpbandit.privacy.local import LocalGaussianRandomizer
+from dpbandit.privacy.local import LocalGaussianRandomizer, authors_local_std
 
 __all__ = ["LocalLinUCB", "LocalLinUCBDisjoint"]
 
@@ -35,9 +35,10 @@ class _LocalReports(NoisyReportUCB):
     batch = 1
 
     def _randomizer(self, feature_dim: int, n_models: int) -> LocalGaussianRandomizer:
+        scale = authors_local_std(self.epsilon, self.delta) if self.calibration == "authors" else None
         return LocalGaussianRandomizer(
             feature_dim, self.feature_bound, self.reward_bound, self.epsilon, self.delta,
-            reports=self.reports_per_user or 1, models=n_models,
+            reports=self.reports_per_user or 1, models=n_models, scale=scale,
         )
 
     @property
