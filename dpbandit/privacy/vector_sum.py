@@ -101,6 +101,13 @@ def vector_sum_epsilon(trials: int, p: float, levels: int, coordinates: int, del
     budget = delta - coordinates * left_out
     if budget <= 0:
         return math.inf
+    from scipy import stats
+
+    # mass where one side of a coordinate's pair is 0 (an infinite privacy loss), larger tail of the two
+    # directions; when the m coordinates' joint such mass reaches delta, no finite epsilon holds
+    alone = max(stats.binom.cdf(levels - 1, trials, p), stats.binom.sf(trials - levels, trials, p))
+    if 1.0 - (1.0 - alone) ** coordinates >= budget:
+        return math.inf
     plus = _shift_pld(k, logpmf, levels)
     if p == 0.5:  # symmetric binomial: the -g shift has the same PLD as the +g one
         return float(plus.self_compose(coordinates).get_epsilon_for_delta(budget))

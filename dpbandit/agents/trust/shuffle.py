@@ -40,6 +40,7 @@ here.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -110,15 +111,17 @@ class _AmplifiedReports(_ShuffledReports):
             feature_dim, self.feature_bound, self.reward_bound, cal.eps0, cal.delta0, reports=1, models=n_models,
         )
 
+    @functools.cached_property
     def _certified_authors(self) -> tuple[float, float, float]:
         """What the authors' noise certifies: ``(central epsilon, eps0, delta0)``, half of delta to the clone
-        bound, half to Thm 3.8's term. For a trial central ``E`` (the claim, doubled until it holds, up to 64):
+        bound, half to Thm 3.8's term. For a trial central ``E`` (the claim, doubled until it holds, up to 16;
+        past that ``inf`` is reported: nothing below 16 is certified):
         ``delta0 = (delta/2) / ((e^E + 1) 1.5 B)``, ``eps0`` = the PLD epsilon of one report at ``delta0``, and
         the clone bound's epsilon at ``eps0``; it holds once that epsilon is at most ``E`` [derived]."""
         eps, delta, _ = self._per_batch
         sigma, sens = self.randomizer.sigma, self.randomizer.sensitivity
         trial = eps
-        while trial <= 64.0:
+        while trial <= 16.0:
             delta0 = (delta / 2) / ((math.exp(trial) + 1.0) * 1.5 * self.batch)
             eps0 = local_epsilon(sigma, sens, delta0)
             if math.isfinite(eps0):
@@ -133,7 +136,7 @@ class _AmplifiedReports(_ShuffledReports):
         """Central guarantee after shuffling (FMT21 numerical bound) and the local epsilon of one report."""
         _, _, m = self._per_batch
         if self.calibration == "authors":
-            central, eps0, delta0 = self._certified_authors()
+            central, eps0, delta0 = self._certified_authors
             return self._guarantee(
                 epsilon=m * central,
                 accountant="analytic: FMT21 Thm 3.2 numerical clone bound + Thm 3.8, at the authors' noise",
@@ -195,18 +198,25 @@ class ShuffleVecLinUCB(PerArmFeatures, _ShuffledReports):
             return 0.25 * noise * math.sqrt(horizon * feature_dim)
         return super()._gamma(horizon, feature_dim)
 
+    @functools.cached_property
+    def _epsilons(self) -> tuple[float, float]:
+        """``(central epsilon of one batch, local epsilon of one user's messages)`` at the batch's delta."""
+        _, delta, _ = self._per_batch
+        return self.randomizer.epsilon(delta), self.randomizer.local_epsilon(delta)
+
     @property
     def privacy(self) -> PrivacyGuarantee | None:
         """Central guarantee of one shuffled batch (dp_accounting PLD of the shifted binomial, composed over
         the coordinates), times the batches a user may sit in; local: one user's messages unshuffled."""
-        eps, delta, m = self._per_batch
+        _, _, m = self._per_batch
         r = self.randomizer
+        central, local = self._epsilons
         return self._guarantee(
-            epsilon=m * r.epsilon(delta),
+            epsilon=m * central,
             accountant="pld (shifted binomial, dpbandit.privacy.vector_sum)",
             calibration=f"batch {self.batch}: g = {r.levels} levels, b = {r.trials} binomial trials, p = {r.p}; "
                         f"per-user noise std {r.sigma:.4g}",
             notes=f"{r.coordinates} coordinates per report; {m} batch(es) per user composed (basic composition).",
-            local_epsilon=r.local_epsilon(delta),
+            local_epsilon=local,
             sensitivity=f"shift <= g = {r.levels} per coordinate, {r.coordinates} coordinates",
         )
