@@ -2,7 +2,7 @@
 
 Zheng, Cai, Huang, Li and Wang (NeurIPS 2020, "Locally differentially private (contextual) bandits
 learning", their LDP linear / GLM contextual bandits) and Chowdhury and Zhou (ICML 2022, "Shuffle private linear contextual
-bandits", the local randomizer R of Algorithm 1 with P_Amp) let every user privatise their own sufficient
+bandits", the local randomizer of their P_Amp protocol [recall: Algorithm 1]) let every user privatise their own sufficient
 statistics before anything leaves their device: the Gram update ``x x^T`` (symmetric noise) and the reward
 vector ``x r`` (vector noise). This module holds that randomizer once; the agents (``dpbandit.agents.trust``)
 only vary when the server folds the reports into its model.

@@ -1,4 +1,4 @@
-"""Local-DP linear UCB: Zheng, Cai, Huang, Li and Wang (NeurIPS 2020), LDP-OFUL.
+"""Local-DP linear UCB: Zheng, Cai, Huang, Li and Wang (NeurIPS 2020, arXiv 2006.00701), LDP-OFUL.
 
 "Locally differentially private (contextual) bandits learning" (the LDP linear baseline of Chowdhury and
 Zhou's Figure 1 and of their code's ``LDPLinUCB``; the paper's own contextual algorithm is a GLM one):
@@ -14,8 +14,11 @@ pair, sensitivity derived there). The paper's noise is the classical Gaussian-me
 baseline uses ``sqrt(ln(2.5/delta)) / epsilon`` without a sensitivity factor [C] (privacy/local.py
 docstring compares the numbers); ``calibration="authors"`` runs that noise, side by side only.
 
-Not implemented: Zheng et al.'s local GLM variant (their Section 4, SGD on privatised gradients) and their
-LDP multi-armed bandit reduction.
+Not implemented: Zheng et al.'s local GLM variant (their abstract confirms an ``(epsilon, delta)``-LDP
+generalized-linear algorithm with ``O~(T^{3/4}/epsilon)`` regret; its equations were not reachable in this
+session, so the link's handling, e.g. of the privatised gradient or the GLM-UCB width, could not be traced)
+and their LDP multi-armed bandit reduction. The noise of this agent's linear form is the code's
+``LDPLinUCB`` (``LinBanditPrivate.py`` lines 150-183 [C]), calibrated here by PLD.
 """
 
 from __future__ import annotations

@@ -8,13 +8,15 @@ LocalGaussianRandomizer`): ``G = sum (x x^T + N)``, ``u = sum (x r + n)``. They 
   or the larger local epsilon that shuffling a batch amplifies to the target (shuffle model);
 * the batch (``batch``): the server folds reports into ``G`` and ``u`` and refits after every ``batch``
   users (1 in the local model: every round, as in Zheng et al.'s LDP-OFUL; ``B`` in the shuffle model,
-  where the shuffler needs ``B`` reports to hide one among, Chowdhury and Zhou's Algorithm 1);
+  where the shuffler needs ``B`` reports to hide one among, Chowdhury and Zhou's batched framework
+  [recall: their Algorithm 1]);
 * the form: one shared parameter on per-arm features (the papers' form, ``observation_model = "per_arm"``),
   or one model per arm on a shared context (the disjoint form: each report noises every arm's block,
   :mod:`dpbandit.privacy.local`).
 
-Regularisation and width [C, Chowdhury-Zhou code ``LinBanditPrivate.py``; the papers give the
-same orders, their equation numbers not checked here: neither paper's text was available in this session]: the noise in ``G`` after ``T`` reports has spectral norm of
+Regularisation and width [C, Chowdhury-Zhou code ``LinBanditPrivate.py``, e.g. ``LDPLinUCB`` lines 155-163;
+equation numbers of the papers not checked: only their opening pages were reachable, see the package
+docstring]: the noise in ``G`` after ``T`` reports has spectral norm of
 order ``sigma sqrt(T d)``; with ``gamma = sigma sqrt(T D)`` the ridge matrix is ``G + 2 gamma I`` (positive
 definite with high probability) and the width
 ``beta = sqrt(gamma) S + noise_std sqrt(D log((1 + t L^2 / gamma) / confidence))``, ``confidence = 1/T``.

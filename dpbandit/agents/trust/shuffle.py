@@ -1,8 +1,8 @@
 """Shuffle-model linear UCB: Chowdhury and Zhou (ICML 2022), LinUCB-SDP with the amplification protocol.
 
-"Shuffle private linear contextual bandits", Algorithm 1 (batched LinUCB) with the protocol P_Amp
-(the paper's Section 4; section and equation numbers from the authors' code
-and abstract, the paper's text was not available in this session) [P]: users are grouped in batches of ``B``; within a batch the policy is fixed; each user
+"Shuffle private linear contextual bandits" (arXiv 2202.05567), batched LinUCB [recall: their Algorithm
+1] with the protocol P_Amp (the code's ``SDPLinUCBPAmp``, ``LinBanditPrivate.py`` lines 228-263 [C]; no
+section or equation number checked: only the paper's opening page was reachable, package docstring): users are grouped in batches of ``B``; within a batch the policy is fixed; each user
 sends a locally randomised ``(x x^T, x r)`` report; a trusted shuffler permutes the batch's reports; the
 server adds them up at the end of the batch and refits (:mod:`dpbandit.agents.trust.reports`). Each user
 is in one batch, so the central guarantee of one batch is the guarantee of the run [P, parallel
