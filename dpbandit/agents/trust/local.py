@@ -19,6 +19,16 @@ generalized-linear algorithm with ``O~(T^{3/4}/epsilon)`` regret; its equations 
 session, so the link's handling, e.g. of the privatised gradient or the GLM-UCB width, could not be traced)
 and their LDP multi-armed bandit reduction. The noise of this agent's linear form is the code's
 ``LDPLinUCB`` (``LinBanditPrivate.py`` lines 150-183 [C]), calibrated here by PLD.
+
+Zheng et al.'s own code (``huang-research-group/LDPbandit2020``, ``src/linucb.py`` [C], read for issue 30)
+departs from this agent in three places, all in the policy, none in what a report reveals: (1) per-entry
+std ``4 sqrt(ln(1.25/delta)) / epsilon`` (line 42; the comment above it says ``4 sqrt(2 ln(1.25/delta)) /
+epsilon``, so the code drops the 2 of its own formula), with i.i.d. upper-triangle Gram noise (every entry
+of std sigma; here off-diagonal entries have std ``sigma / sqrt 2``, the Frobenius-isotropic geometry);
+(2) a regulariser that grows with ``t``, ``2 gamma_t`` with ``gamma_t = sigma sqrt(t) (4 sqrt(d) + 2
+ln(2T/alpha))`` (lines 76-78), where this agent (after Chowdhury and Zhou's code) fixes ``gamma = sigma
+sqrt(T D)``; (3) the width ``beta_t = 2 sigma sqrt(d ln T) + (sqrt(3 gamma_t) + sigma sqrt(d t / gamma_t))
+d ln T`` (lines 79-80). Only (1) touches privacy: this agent's PLD calibration replaces it.
 """
 
 from __future__ import annotations
