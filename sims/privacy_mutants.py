@@ -77,6 +77,7 @@ RELEASE_PATH = ("tests/agents/batched/test_release_sensitivity.py",)
 # issue 30: the local randomizer, the shuffle amplification bound, the local and shuffle agents
 LOCAL = ("tests/privacy/test_local.py", "tests/agents/test_trust_agents.py")
 SHUFFLE = ("tests/privacy/test_shuffle.py", "tests/agents/test_trust_agents.py")
+VECTOR_SUM = ("tests/privacy/test_vector_sum.py", "tests/agents/test_trust_agents.py")
 
 MUTANTS: tuple[Mutant, ...] = (
     # ------------------------------------------------------------ noise samplers and regularity
@@ -742,9 +743,44 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "shuffle-agent-ignores-reports-per-user",
         "dpbandit/agents/trust/shuffle.py",
-        "return gaussian_shuffle_calibration(self.epsilon / m, self.delta / m, self.batch)",
-        "return gaussian_shuffle_calibration(self.epsilon, self.delta, self.batch)",
+        "return self.epsilon / m, self.delta / m, m",
+        "return self.epsilon, self.delta, m",
         SHUFFLE,
+    ),
+    Mutant(
+        "shuffle-vec-binomial-trials-quartered",
+        "dpbandit/privacy/vector_sum.py",
+        "rng.binomial(self.trials, self.p, u.shape)",
+        "rng.binomial(self.trials // 4, self.p, u.shape)",
+        VECTOR_SUM,
+    ),
+    Mutant(
+        "shuffle-vec-shift-halved",
+        "dpbandit/privacy/vector_sum.py",
+        "plus = _shift_pld(k, logpmf, levels)",
+        "plus = _shift_pld(k, logpmf, max(1, levels // 2))",
+        VECTOR_SUM,
+    ),
+    Mutant(
+        "shuffle-vec-coordinates-drop-reward-vector",
+        "dpbandit/privacy/vector_sum.py",
+        "return dim * (dim + 1) // 2 + dim",
+        "return dim * (dim + 1) // 2",
+        VECTOR_SUM,
+    ),
+    Mutant(
+        "shuffle-vec-agent-ignores-reports-per-user",
+        "dpbandit/agents/trust/shuffle.py",
+        "        eps, delta, _ = self._per_batch\n        levels = default_levels",
+        "        eps, delta = self.epsilon, self.delta\n        levels = default_levels",
+        VECTOR_SUM,
+    ),
+    Mutant(
+        "local-authors-scale-ignored",
+        "dpbandit/privacy/local.py",
+        "        if self.scale is not None:\n            return self.scale\n",
+        "",
+        LOCAL,
     ),
     Mutant(
         "private-predictions-sensitivity-halved",

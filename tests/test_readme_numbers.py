@@ -555,3 +555,28 @@ def test_the_numbers_an_example_prints_are_the_ones_its_comment_gives(
         assert len(shown) == len(numbers), f"{doc} line {number + 1}: printed {printed[number]!r}"
         for text, value in zip(numbers, shown, strict=True):
             assert rounds_to(text, float(value)), f"{doc} line {number + 1}: comment {text}, printed {value}"
+
+
+def test_trust_models_authors_calibration_numbers_are_the_agents():
+    """"Trust models": what the authors' code's noise certifies at a claimed epsilon 0.2 and batch 20 on
+    Chowdhury and Zhou's experiment (d = 5, K = 100, ||x|| <= sqrt 2), at delta 1/T = 5e-5 and at 0.1."""
+    import warnings
+
+    from dpbandit.agents import agent_class
+
+    found = _find(
+        r"P_Amp's noise certifies ([\d.]+) at delta 1/T = 5e-5 and ([\d.]+) at their delta 0.1, P_Vec's ([\d.]+) "
+        r"and ([\d.]+), the local noise ([\d.]+) and ([\d.]+)\)",
+        _section("Trust models"),
+    )
+    values = []
+    for name in ("shuffle-linucb", "shuffle-vec-linucb", "ldp-linucb"):
+        for delta in (5e-5, 0.1):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                agent = agent_class(name)(100, 5, rng=np.random.default_rng(0), horizon=20_000, epsilon=0.2,
+                                          delta=delta, feature_bound=math.sqrt(2), calibration="authors",
+                                          **({} if name == "ldp-linucb" else {"batch": 20}))
+            values.append(agent.privacy.epsilon)
+    for text, value in zip(found, values):
+        assert rounds_to(text, value), (text, value)

@@ -51,6 +51,7 @@ AGENTS: dict[str, str] = {
     "ldp-linucb-disjoint": "dpbandit.agents.trust.local:LocalLinUCBDisjoint",
     "shuffle-linucb": "dpbandit.agents.trust.shuffle:ShuffleLinUCB",
     "shuffle-linucb-disjoint": "dpbandit.agents.trust.shuffle:ShuffleLinUCBDisjoint",
+    "shuffle-vec-linucb": "dpbandit.agents.trust.shuffle:ShuffleVecLinUCB",
 }
 
 

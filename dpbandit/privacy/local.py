@@ -2,7 +2,7 @@
 
 Zheng, Cai, Huang, Li and Wang (NeurIPS 2020, "Locally differentially private (contextual) bandits
 learning", their LDP linear / GLM contextual bandits) and Chowdhury and Zhou (ICML 2022, "Shuffle private linear contextual
-bandits", the local randomizer R of Algorithm 1 with P_Amp) let every user privatise their own sufficient
+bandits", the local randomizer of their P_Amp protocol [recall: Algorithm 1]) let every user privatise their own sufficient
 statistics before anything leaves their device: the Gram update ``x x^T`` (symmetric noise) and the reward
 vector ``x r`` (vector noise). This module holds that randomizer once; the agents (``dpbandit.agents.trust``)
 only vary when the server folds the reports into its model.
@@ -39,7 +39,7 @@ from dpbandit import _validate as v
 from dpbandit.privacy.accounting import epsilon_for, gaussian_event, gaussian_sigma
 from dpbandit.privacy.noise import gaussian, symmetric_gaussian
 
-__all__ = ["LocalGaussianRandomizer", "local_epsilon", "report_sensitivity"]
+__all__ = ["LocalGaussianRandomizer", "authors_local_std", "local_epsilon", "report_sensitivity"]
 
 
 def report_sensitivity(feature_bound: float, reward_bound: float, *, disjoint: bool = False) -> float:
@@ -63,6 +63,15 @@ def report_sensitivity(feature_bound: float, reward_bound: float, *, disjoint: b
     return math.sqrt(squared)
 
 
+def authors_local_std(epsilon: float, delta: float, batch: int = 1) -> float:
+    """The report std of Chowdhury and Zhou's code [C]: ``sqrt(ln(2.5 B / delta)) / (epsilon sqrt(B))``
+    (``LDPLinUCB`` line 155 with ``B = 1``; ``SDPLinUCBPAmp`` line 234), no sensitivity factor."""
+    epsilon = v.positive(epsilon=epsilon)
+    delta = v.probability(delta=delta)
+    batch = v.integer(batch=batch, minimum=1)
+    return math.sqrt(math.log(2.5 * batch / delta)) / (epsilon * math.sqrt(batch))
+
+
 def local_epsilon(sigma: float, sensitivity: float, delta: float, reports: int = 1) -> float:
     """Epsilon at ``delta`` of ``reports`` Gaussian reports of std ``sigma`` (PLD accountant of dp_accounting)."""
     return epsilon_for(gaussian_event(sigma, sensitivity, reports), delta, "pld")
@@ -79,6 +88,9 @@ class LocalGaussianRandomizer:
         epsilon, delta: the local guarantee of all ``reports`` reports of one user together.
         reports: reports one user sends (rounds per user); the calibration composes them.
         models: arm models per report (1: shared parameter; K: disjoint form, one block per arm).
+        scale: ``None`` (default): the std is calibrated to ``(epsilon, delta)``; a number: the std used as
+            given (the authors' calibration, :func:`authors_local_std`), ``achieved_epsilon`` then says what it
+            certifies.
     """
 
     dim: int
@@ -88,8 +100,11 @@ class LocalGaussianRandomizer:
     delta: float
     reports: int = 1
     models: int = 1
+    scale: float | None = None
 
     def __post_init__(self) -> None:
+        if self.scale is not None:
+            v.positive(scale=self.scale)
         v.integer(dim=self.dim, minimum=1)
         v.positive(feature_bound=self.feature_bound)
         v.positive(reward_bound=self.reward_bound)
@@ -105,7 +120,10 @@ class LocalGaussianRandomizer:
 
     @property
     def sigma(self) -> float:
-        """Noise std of the report in Frobenius geometry, PLD-calibrated for ``reports`` reports [O]."""
+        """Noise std of the report in Frobenius geometry, PLD-calibrated for ``reports`` reports [O]
+        (or :attr:`scale` when given)."""
+        if self.scale is not None:
+            return self.scale
         return _sigma(self.epsilon, self.delta, self.sensitivity, self.reports)
 
     @property

@@ -11,7 +11,7 @@ import pytest
 
 from dpbandit.agents import agent_class
 from dpbandit.audit.drawn import gaussian_scale_pvalues, only_stated_scale_fits
-from dpbandit.privacy.accounting import gaussian_sigma
+from dpbandit.privacy.accounting import epsilon_for, gaussian_event, gaussian_sigma
 from dpbandit.privacy.local import report_sensitivity
 from dpbandit.privacy.shuffle import gaussian_shuffle_calibration, shuffle_epsilon
 
@@ -159,3 +159,94 @@ def test_horizon_is_required_and_rows_above_the_feature_bound_are_errors() -> No
     agent = build("ldp-linucb")
     with pytest.raises(ValueError, match="feature_bound"):
         agent.update(np.full((K, D), 2.0), 0, 0.5)
+
+
+# ---------------------------------------------------------------- P_Vec and the authors' calibration
+def vec_noise_in_units(agent, rounds: int, rng: np.random.Generator) -> np.ndarray:
+    """The P_Vec agent's added noise over ``rounds`` rounds, each coordinate divided by its range width
+    (1 for Gram entries at L = 1, 2 for the reward vector at L = R = 1): all of std sqrt(rounds b / 4) / g."""
+    exact_g = np.zeros_like(agent.gram)
+    exact_u = np.zeros_like(agent._pending_u)
+    for _ in range(rounds):
+        obs = observation(agent, rng)
+        a = agent.act(obs)
+        r = float(rng.uniform())
+        agent.update(obs, a, r)
+        exact_g[0] += np.outer(obs[a], obs[a])
+        exact_u[0] += r * obs[a]
+    iu = np.triu_indices(exact_g.shape[-1])
+    gram = (agent.gram + agent._pending_gram - exact_g)[0][iu]
+    return np.concatenate([gram, (agent._u_published + agent._pending_u - exact_u)[0] / 2.0])
+
+
+def test_vector_sum_noise_the_agent_adds_has_the_calibrated_scale() -> None:
+    """40 agents (D = 3, batch 10, 3 reports per user): b calibrated here for (epsilon/3, delta/3) at
+    g = ceil(max(2 sqrt 10, 3, 4)) = 7 and 3*4/2 + 3 = 9 coordinates; the drawn noise has std
+    sqrt(30 b / 4) / g per coordinate, halved and doubled rejected."""
+    from dpbandit.privacy.vector_sum import calibrate_vector_sum
+
+    b = calibrate_vector_sum(0.7 / 3, 1e-4 / 3, 10, 7, 9)
+    rng = np.random.default_rng(1)
+    samples = []
+    for seed in range(40):
+        agent = agent_class("shuffle-vec-linucb")(K, 3, rng=np.random.default_rng(seed), horizon=T,
+                                                  feature_bound=1.0, reports_per_user=3, epsilon=0.7,
+                                                  delta=1e-4, batch=10)
+        assert agent.randomizer.trials == b
+        samples.append(vec_noise_in_units(agent, 30, rng))
+    sigma = math.sqrt(30 * b / 4) / 7
+    assert only_stated_scale_fits(gaussian_scale_pvalues(np.concatenate(samples), sigma))
+
+
+def test_vector_sum_agent_refits_per_batch_and_states_a_central_guarantee() -> None:
+    agent = build("shuffle-vec-linucb", batch=25, epsilon=1.0, delta=1e-4)
+    rng = np.random.default_rng(2)
+    thetas = []
+    for _ in range(50):
+        obs = observation(agent, rng)
+        agent.update(obs, agent.act(obs), float(rng.uniform()))
+        thetas.append(agent.theta_hat.copy())
+    assert [t for t in range(1, 50) if not np.array_equal(thetas[t], thetas[t - 1])] == [24, 49]
+    g = agent.privacy
+    assert g.trust_model == "shuffle" and g.holds and 0.9 < g.epsilon <= 1.0
+    assert g.local_epsilon > 5 * g.epsilon  # one user's messages unshuffled: the privacy is the batch's
+    with pytest.raises(ValueError, match="model=0"):
+        agent_class("shuffle-vec-linucb")(K, D, rng=np.random.default_rng(0), horizon=T, batch=5).randomizer \
+            .randomize(np.random.default_rng(0), np.zeros(D), 0.0, model=1)
+
+
+def test_authors_calibration_is_opt_in_draws_their_noise_and_reports_their_claim_apart() -> None:
+    """Default is certified. 'authors': the local report std is sqrt(ln(2.5/delta))/epsilon (8.97 at their
+    eps 0.2, delta 0.1), which is what the agent draws; claimed_epsilon keeps their 0.2 while epsilon is what
+    the PLD certifies for that noise at ||x|| <= 1 (below 0.2 there; 4.3 at eps 1, delta 5e-5, L = sqrt 2)."""
+    assert build("ldp-linucb").calibration == "certified"
+    with pytest.raises(ValueError, match="calibration"):
+        build("ldp-linucb", calibration="paper")
+    theirs = math.sqrt(math.log(2.5 / 1e-3)) / 0.7
+    rng = np.random.default_rng(3)
+    samples = []
+    for seed in range(30):
+        agent = build("ldp-linucb", seed, calibration="authors", epsilon=0.7, delta=1e-3)
+        assert agent.randomizer.sigma == pytest.approx(theirs)
+        samples.append(added_noise(agent, 20, rng))
+    assert only_stated_scale_fits(gaussian_scale_pvalues(np.concatenate(samples), theirs * math.sqrt(20)))
+    g = agent.privacy
+    assert g.claimed_epsilon == 0.7 and "authors" in g.notes and "authors" in g.mechanism
+    assert g.epsilon == pytest.approx(epsilon_for(gaussian_event(theirs, report_sensitivity(1.0, 1.0)), 1e-3, "pld"))
+    wide = agent_class("ldp-linucb")(K, D, rng=np.random.default_rng(0), horizon=T, feature_bound=math.sqrt(2),
+                                     calibration="authors", epsilon=1.0, delta=5e-5).privacy
+    assert not wide.holds and wide.epsilon > 4
+
+
+def test_authors_shuffle_calibrations_are_not_certified_at_their_claim() -> None:
+    """Their P_Amp noise at B = 20 (eps 0.2, delta 0.1, L = sqrt 2): the FMT21 bound certifies only ~6;
+    their P_Vec count b = g^2 ln(d/delta)^2 / (eps^2 B) with p = 1/4: ~0.34 (our PLD), not 0.2."""
+    kw = dict(rng=np.random.default_rng(0), horizon=20_000, feature_bound=math.sqrt(2), epsilon=0.2, delta=0.1,
+              batch=20, calibration="authors")
+    with pytest.warns(UserWarning, match="delta"):
+        amp = agent_class("shuffle-linucb")(100, 5, **kw)
+        vec = agent_class("shuffle-vec-linucb")(100, 5, **kw)
+    assert amp.randomizer.sigma == pytest.approx(math.sqrt(math.log(2.5 * 20 / 0.1)) / (0.2 * math.sqrt(20)))
+    assert vec.randomizer.trials == round(9**2 * math.log(5 / 0.1) ** 2 / (0.2**2 * 20)) and vec.randomizer.p == 0.25
+    assert amp.privacy.claimed_epsilon == 0.2 and 5 < amp.privacy.epsilon < 7
+    assert 0.3 < vec.privacy.epsilon < 0.4 and not vec.privacy.holds

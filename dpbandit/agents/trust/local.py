@@ -1,4 +1,4 @@
-"""Local-DP linear UCB: Zheng, Cai, Huang, Li and Wang (NeurIPS 2020), LDP-OFUL.
+"""Local-DP linear UCB: Zheng, Cai, Huang, Li and Wang (NeurIPS 2020, arXiv 2006.00701), LDP-OFUL.
 
 "Locally differentially private (contextual) bandits learning" (the LDP linear baseline of Chowdhury and
 Zhou's Figure 1 and of their code's ``LDPLinUCB``; the paper's own contextual algorithm is a GLM one):
@@ -12,10 +12,23 @@ Calibration: :class:`dpbandit.privacy.local.LocalGaussianRandomizer` (one PLD-ca
 pair, sensitivity derived there). The paper's noise is the classical Gaussian-mechanism bound
 ``sigma = Delta sqrt(2 ln(1.25/delta)) / epsilon`` [O]; the authors' code of Chowdhury and Zhou's LDP
 baseline uses ``sqrt(ln(2.5/delta)) / epsilon`` without a sensitivity factor [C] (privacy/local.py
-docstring compares the numbers).
+docstring compares the numbers); ``calibration="authors"`` runs that noise, side by side only.
 
-Not implemented: Zheng et al.'s local GLM variant (their Section 4, SGD on privatised gradients) and their
-LDP multi-armed bandit reduction.
+Not implemented: Zheng et al.'s local GLM variant (their abstract confirms an ``(epsilon, delta)``-LDP
+generalized-linear algorithm with ``O~(T^{3/4}/epsilon)`` regret; its equations were not reachable in this
+session, so the link's handling, e.g. of the privatised gradient or the GLM-UCB width, could not be traced)
+and their LDP multi-armed bandit reduction. The noise of this agent's linear form is the code's
+``LDPLinUCB`` (``LinBanditPrivate.py`` lines 150-183 [C]), calibrated here by PLD.
+
+Zheng et al.'s own code (``huang-research-group/LDPbandit2020``, ``src/linucb.py`` [C], read for issue 30)
+departs from this agent in three places, all in the policy, none in what a report reveals: (1) per-entry
+std ``4 sqrt(ln(1.25/delta)) / epsilon`` (line 42; the comment above it says ``4 sqrt(2 ln(1.25/delta)) /
+epsilon``, so the code drops the 2 of its own formula), with i.i.d. upper-triangle Gram noise (every entry
+of std sigma; here off-diagonal entries have std ``sigma / sqrt 2``, the Frobenius-isotropic geometry);
+(2) a regulariser that grows with ``t``, ``2 gamma_t`` with ``gamma_t = sigma sqrt(t) (4 sqrt(d) + 2
+ln(2T/alpha))`` (lines 76-78), where this agent (after Chowdhury and Zhou's code) fixes ``gamma = sigma
+sqrt(T D)``; (3) the width ``beta_t = 2 sigma sqrt(d ln T) + (sqrt(3 gamma_t) + sigma sqrt(d t / gamma_t))
+d ln T`` (lines 79-80). Only (1) touches privacy: this agent's PLD calibration replaces it.
 """
 
 from __future__ import annotations
@@ -23,7 +36,7 @@ from __future__ import annotations
 from dpbandit.agents.linear import PerArmFeatures
 from dpbandit.agents.trust.reports import NoisyReportUCB
 from dpbandit.privacy.guarantee import PrivacyGuarantee
-from dpbandit.privacy.local import LocalGaussianRandomizer
+from dpbandit.privacy.local import LocalGaussianRandomizer, authors_local_std
 
 __all__ = ["LocalLinUCB", "LocalLinUCBDisjoint"]
 
@@ -35,9 +48,10 @@ class _LocalReports(NoisyReportUCB):
     batch = 1
 
     def _randomizer(self, feature_dim: int, n_models: int) -> LocalGaussianRandomizer:
+        scale = authors_local_std(self.epsilon, self.delta) if self.calibration == "authors" else None
         return LocalGaussianRandomizer(
             feature_dim, self.feature_bound, self.reward_bound, self.epsilon, self.delta,
-            reports=self.reports_per_user or 1, models=n_models,
+            reports=self.reports_per_user or 1, models=n_models, scale=scale,
         )
 
     @property

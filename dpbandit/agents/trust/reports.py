@@ -8,13 +8,15 @@ LocalGaussianRandomizer`): ``G = sum (x x^T + N)``, ``u = sum (x r + n)``. They 
   or the larger local epsilon that shuffling a batch amplifies to the target (shuffle model);
 * the batch (``batch``): the server folds reports into ``G`` and ``u`` and refits after every ``batch``
   users (1 in the local model: every round, as in Zheng et al.'s LDP-OFUL; ``B`` in the shuffle model,
-  where the shuffler needs ``B`` reports to hide one among, Chowdhury and Zhou's Algorithm 1);
+  where the shuffler needs ``B`` reports to hide one among, Chowdhury and Zhou's batched framework
+  [recall: their Algorithm 1]);
 * the form: one shared parameter on per-arm features (the papers' form, ``observation_model = "per_arm"``),
   or one model per arm on a shared context (the disjoint form: each report noises every arm's block,
   :mod:`dpbandit.privacy.local`).
 
-Regularisation and width [C, Chowdhury-Zhou code ``LinBanditPrivate.py``; the papers give the
-same orders, their equation numbers not checked here: neither paper's text was available in this session]: the noise in ``G`` after ``T`` reports has spectral norm of
+Regularisation and width [C, Chowdhury-Zhou code ``LinBanditPrivate.py``, e.g. ``LDPLinUCB`` lines 155-163;
+equation numbers of the papers not checked: only their opening pages were reachable, see the package
+docstring]: the noise in ``G`` after ``T`` reports has spectral norm of
 order ``sigma sqrt(T d)``; with ``gamma = sigma sqrt(T D)`` the ridge matrix is ``G + 2 gamma I`` (positive
 definite with high probability) and the width
 ``beta = sqrt(gamma) S + noise_std sqrt(D log((1 + t L^2 / gamma) / confidence))``, ``confidence = 1/T``.
@@ -36,7 +38,10 @@ from dpbandit.privacy.budget import check_delta
 from dpbandit.privacy.guarantee import PrivacyGuarantee
 from dpbandit.privacy.local import LocalGaussianRandomizer
 
-__all__ = ["NoisyReportUCB"]
+__all__ = ["CALIBRATIONS", "NoisyReportUCB"]
+
+#: ``calibration`` values: ours (certified, the default) or the authors' code's noise (side by side only).
+CALIBRATIONS = ("certified", "authors")
 
 
 class NoisyReportUCB(LinearUCBAgent):
@@ -59,6 +64,9 @@ class NoisyReportUCB(LinearUCBAgent):
             central agents (``private``); a person who comes back is several reports, and ``user_epsilon``
             reads ``inf``.
         noise: ``False`` = debugging switch: exact reports, same regulariser and width, no privacy.
+        calibration: ``"certified"`` (default: noise calibrated by our accountants to ``(epsilon, delta)``) or
+            ``"authors"``: the noise of Chowdhury and Zhou's code [C], for side-by-side runs only; the
+            guarantee then states the authors' claim as ``claimed_epsilon`` and what we certify as ``epsilon``.
     """
 
     #: ``PrivacyGuarantee.mechanism`` of the agent.
@@ -79,6 +87,7 @@ class NoisyReportUCB(LinearUCBAgent):
         reward_bound: float = 1.0,
         reports_per_user: int | None = None,
         noise: bool = True,
+        calibration: str = "certified",
     ) -> None:
         if horizon is None:
             raise ValueError(f"{type(self).__name__} needs horizon=T (its regulariser depends on it).")
@@ -93,6 +102,9 @@ class NoisyReportUCB(LinearUCBAgent):
             None if reports_per_user is None else _validate.integer(reports_per_user=reports_per_user, minimum=1)
         )
         self.noise = bool(noise)
+        if calibration not in CALIBRATIONS:
+            raise ValueError(f"Expected calibration in {CALIBRATIONS}, got {calibration!r}.")
+        self.calibration = calibration
         n_models, feature_dim = self._shape_for(n_arms, dim)
         self.feature_bound = _validate.positive(
             feature_bound=math.sqrt(dim) if feature_bound is None else feature_bound
@@ -101,8 +113,7 @@ class NoisyReportUCB(LinearUCBAgent):
                    n_arms=n_arms, dim=dim, per_arm=self.observation_model == "per_arm",
                    instead="'private' (central model) or a smaller dim")
         self.randomizer = self._randomizer(feature_dim, n_models)
-        sigma = self.randomizer.sigma
-        self.gamma = sigma * math.sqrt(horizon * feature_dim)
+        self.gamma = self._gamma(horizon, feature_dim)
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, regularization=2.0 * self.gamma)
         self._noise_rng, self._tie_rng = self.rng.spawn(2)
         self.gram = np.zeros((n_models, feature_dim, feature_dim))
@@ -123,6 +134,10 @@ class NoisyReportUCB(LinearUCBAgent):
     def _randomizer(self, feature_dim: int, n_models: int) -> LocalGaussianRandomizer:
         """Each user's randomizer (its epsilon and delta are the local budget)."""
         raise NotImplementedError
+
+    def _gamma(self, horizon: int, feature_dim: int) -> float:
+        """``gamma = sigma sqrt(T D)``: the spectral scale of ``T`` reports' summed noise (module docstring)."""
+        return self.randomizer.sigma * math.sqrt(horizon * feature_dim)
 
     def _footprint(self, n_arms: int, dim: int, n_models: int, feature_dim: int, horizon: int) -> size.Footprint:
         """State: ``G``, its pending batch and ``V^{-1}``, ``n_models D^2`` floats each; work per round: the
@@ -206,16 +221,19 @@ class NoisyReportUCB(LinearUCBAgent):
 
     # -- privacy ---------------------------------------------------------------------------------
     def _guarantee(self, *, epsilon: float, accountant: str, calibration: str, notes: str,
-                   local_epsilon: float) -> PrivacyGuarantee | None:
+                   local_epsilon: float, sensitivity: str | None = None) -> PrivacyGuarantee | None:
         if not self.noise:
             return None
+        if self.calibration == "authors":
+            notes = ("calibration='authors': the authors' code's noise; claimed_epsilon is THEIR claim, epsilon "
+                     f"what we certify for that noise. {notes}")
+        sensitivity = sensitivity or f"l2 sensitivity {self.randomizer.sensitivity:.4g} per report"
         return PrivacyGuarantee(
-            mechanism=self.mechanism,
+            mechanism=self.mechanism + (" [authors' calibration]" if self.calibration == "authors" else ""),
             claimed_epsilon=self.epsilon,
             claimed_delta=self.delta,
             epsilon=epsilon,
-            relation=f"replace one user's reports (l2 sensitivity {self.randomizer.sensitivity:.4g} per "
-                     f"report, {self.reports_per_user or 1} report(s) per user)",
+            relation=f"replace one user's reports ({sensitivity}, {self.reports_per_user or 1} report(s) per user)",
             accountant=accountant,
             calibration=calibration,
             notes=notes,
@@ -239,4 +257,5 @@ class NoisyReportUCB(LinearUCBAgent):
             "reports_per_user": self.reports_per_user,
             "batch": self.batch,
             "noise": self.noise,
+            "calibration": self.calibration,
         }

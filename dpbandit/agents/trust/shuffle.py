@@ -1,8 +1,8 @@
 """Shuffle-model linear UCB: Chowdhury and Zhou (ICML 2022), LinUCB-SDP with the amplification protocol.
 
-"Shuffle private linear contextual bandits", Algorithm 1 (batched LinUCB) with the protocol P_Amp
-(the paper's Section 4; section and equation numbers from the authors' code
-and abstract, the paper's text was not available in this session) [P]: users are grouped in batches of ``B``; within a batch the policy is fixed; each user
+"Shuffle private linear contextual bandits" (arXiv 2202.05567), batched LinUCB [recall: their Algorithm
+1] with the protocol P_Amp (the code's ``SDPLinUCBPAmp``, ``LinBanditPrivate.py`` lines 228-263 [C]; no
+section or equation number checked: only the paper's opening page was reachable, package docstring): users are grouped in batches of ``B``; within a batch the policy is fixed; each user
 sends a locally randomised ``(x x^T, x r)`` report; a trusted shuffler permutes the batch's reports; the
 server adds them up at the end of the batch and refits (:mod:`dpbandit.agents.trust.reports`). Each user
 is in one batch, so the central guarantee of one batch is the guarantee of the run [P, parallel
@@ -20,12 +20,27 @@ delta = 1e-4, B = 20``: almost no amplification). Default ``batch`` [Fill]: ``ce
 T = 20,000), large enough for the bound to amplify; the paper's analysis picks ``B`` to balance the
 amplification against the staleness of a batch.
 
-Not implemented: the vector-sum protocol P_Vec (the code's ``SDPLinUCBPVec``) and the shuffle
-agent of Garcelon, Chaudhuri, Perchet and Pirotta (ALT 2022), whose paper was not read in this session.
+P_Vec (``shuffle-vec-linucb``): the same batched LinUCB, each user's report sent through the shuffle
+vector-summation protocol of :mod:`dpbandit.privacy.vector_sum` instead of a Gaussian local randomizer; the
+batch's binomial count ``b`` is calibrated by dp_accounting (PLD of the shifted binomial, composed over the
+report's coordinates) so the shuffled batch is ``(epsilon, delta)``-DP centrally. Shared-parameter form only
+(a disjoint form would send every arm's block: ``K`` times the coordinates).
+
+``calibration="authors"`` [C, never the default] reproduces the noise of the authors' code: P_Amp std
+``sqrt(ln(2.5 B / delta)) / (epsilon sqrt(B))`` (``SDPLinUCBPAmp``, line 234), P_Vec ``b = g^2
+ln(d/delta)^2 / (epsilon^2 B)``, ``p = 1/4``, ``gamma`` scaled by 1/4 (``SDPLinUCBPVec``, lines 271-276).
+The guarantee then reports the authors' claimed epsilon as ``claimed_epsilon`` and, as ``epsilon``, what we
+can certify for that noise (P_Vec: the PLD bound of :mod:`dpbandit.privacy.vector_sum`; P_Amp: ``inf``, as
+no bound we have certifies an ``epsilon sqrt(B)`` local budget at small ``B``).
+
+Not implemented: the shuffle agent of Garcelon, Chaudhuri, Perchet and Pirotta (ALT 2022, arXiv 2112.06008):
+only its abstract was reachable in this session, so where it differs from Chowdhury and Zhou's is not known
+here.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -35,14 +50,24 @@ from dpbandit import _validate
 from dpbandit.agents.linear import PerArmFeatures
 from dpbandit.agents.trust.reports import NoisyReportUCB
 from dpbandit.privacy.guarantee import PrivacyGuarantee
-from dpbandit.privacy.local import LocalGaussianRandomizer
-from dpbandit.privacy.shuffle import ShuffleCalibration, gaussian_shuffle_calibration
+from dpbandit.privacy.local import LocalGaussianRandomizer, authors_local_std, local_epsilon
+from dpbandit.privacy.shuffle import (
+    ShuffleCalibration,
+    gaussian_shuffle_calibration,
+    shuffle_epsilon,
+)
+from dpbandit.privacy.vector_sum import (
+    VectorSumRandomizer,
+    calibrate_vector_sum,
+    coordinate_count,
+    default_levels,
+)
 
-__all__ = ["ShuffleLinUCB", "ShuffleLinUCBDisjoint"]
+__all__ = ["ShuffleLinUCB", "ShuffleLinUCBDisjoint", "ShuffleVecLinUCB"]
 
 
 class _ShuffledReports(NoisyReportUCB):
-    """Shuffle model: the randomizer spends the amplified local budget; reports are published per batch.
+    """Shuffle model: reports are published per shuffled batch (the protocol is the subclass's).
 
     Extra args: ``batch`` (users shuffled together, default ``ceil(T^(3/5))`` [Fill]).
     With ``reports_per_user = m`` (``None``: one report per privacy unit) a user may sit in ``m`` batches:
@@ -59,22 +84,68 @@ class _ShuffledReports(NoisyReportUCB):
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, **kwargs)
 
     @property
+    def _per_batch(self) -> tuple[float, float, int]:
+        """``(epsilon, delta)`` of one batch and the batches ``m`` one user may sit in."""
+        m = self.reports_per_user or 1
+        return self.epsilon / m, self.delta / m, m
+
+
+class _AmplifiedReports(_ShuffledReports):
+    """P_Amp: a Gaussian local randomizer whose budget shuffling amplifies (FMT21 numerical bound)."""
+
+    @property
     def shuffle(self) -> ShuffleCalibration:
         """The batch's calibration: local ``(eps0, delta0)`` and the central epsilon it certifies."""
-        m = self.reports_per_user or 1
-        return gaussian_shuffle_calibration(self.epsilon / m, self.delta / m, self.batch)
+        eps, delta, _ = self._per_batch
+        return gaussian_shuffle_calibration(eps, delta, self.batch)
 
     def _randomizer(self, feature_dim: int, n_models: int) -> LocalGaussianRandomizer:
+        eps, delta, _ = self._per_batch
+        if self.calibration == "authors":
+            return LocalGaussianRandomizer(
+                feature_dim, self.feature_bound, self.reward_bound, eps, delta, reports=1, models=n_models,
+                scale=authors_local_std(eps, delta, self.batch),
+            )
         cal = self.shuffle
         return LocalGaussianRandomizer(
             feature_dim, self.feature_bound, self.reward_bound, cal.eps0, cal.delta0, reports=1, models=n_models,
         )
 
+    @functools.cached_property
+    def _certified_authors(self) -> tuple[float, float, float]:
+        """What the authors' noise certifies: ``(central epsilon, eps0, delta0)``, half of delta to the clone
+        bound, half to Thm 3.8's term. For a trial central ``E`` (the claim, doubled until it holds, up to 16;
+        past that ``inf`` is reported: nothing below 16 is certified):
+        ``delta0 = (delta/2) / ((e^E + 1) 1.5 B)``, ``eps0`` = the PLD epsilon of one report at ``delta0``, and
+        the clone bound's epsilon at ``eps0``; it holds once that epsilon is at most ``E`` [derived]."""
+        eps, delta, _ = self._per_batch
+        sigma, sens = self.randomizer.sigma, self.randomizer.sensitivity
+        trial = eps
+        while trial <= 16.0:
+            delta0 = (delta / 2) / ((math.exp(trial) + 1.0) * 1.5 * self.batch)
+            eps0 = local_epsilon(sigma, sens, delta0)
+            if math.isfinite(eps0):
+                central = shuffle_epsilon(eps0, self.batch, delta / 2)
+                if central <= trial:
+                    return central, eps0, delta0
+            trial *= 2.0
+        return math.inf, math.inf, delta0
+
     @property
     def privacy(self) -> PrivacyGuarantee | None:
         """Central guarantee after shuffling (FMT21 numerical bound) and the local epsilon of one report."""
+        _, _, m = self._per_batch
+        if self.calibration == "authors":
+            central, eps0, delta0 = self._certified_authors
+            return self._guarantee(
+                epsilon=m * central,
+                accountant="analytic: FMT21 Thm 3.2 numerical clone bound + Thm 3.8, at the authors' noise",
+                calibration=f"authors' code: report std sqrt(ln(2.5 B/delta))/(eps sqrt B) = "
+                            f"{self.randomizer.sigma:.4g} at batch {self.batch}",
+                notes=f"local epsilon of one report {eps0:.4g} at delta0 {delta0:.3g}.",
+                local_epsilon=eps0,
+            )
         cal = self.shuffle
-        m = self.reports_per_user or 1
         local = self.randomizer.achieved_epsilon
         total_eps = m * cal.epsilon if local <= cal.eps0 * (1 + 1e-9) else math.inf
         return self._guarantee(
@@ -88,14 +159,64 @@ class _ShuffledReports(NoisyReportUCB):
         )
 
 
-class ShuffleLinUCB(PerArmFeatures, _ShuffledReports):
+class ShuffleLinUCB(PerArmFeatures, _AmplifiedReports):
     """Chowdhury and Zhou (2022) LinUCB-SDP (P_Amp): one shared parameter on per-arm features ``(K, D)``,
     shuffled Gaussian reports in batches (module docstring)."""
 
     mechanism = "LinUCB-SDP (Chowdhury-Zhou 2022, P_Amp): shuffled Gaussian reports of (x x^T, x r)"
 
 
-class ShuffleLinUCBDisjoint(_ShuffledReports):
+class ShuffleLinUCBDisjoint(_AmplifiedReports):
     """Disjoint form on a shared context: one model per arm; every report noises every arm's block."""
 
     mechanism = "LinUCB-SDP disjoint (per-arm models; shuffled Gaussian reports, every block noised)"
+
+
+class ShuffleVecLinUCB(PerArmFeatures, _ShuffledReports):
+    """Chowdhury and Zhou (2022) LinUCB-SDP with P_Vec: one shared parameter on per-arm features, each
+    report sent through the shuffle vector-summation protocol (:mod:`dpbandit.privacy.vector_sum`)."""
+
+    mechanism = "LinUCB-SDP (Chowdhury-Zhou 2022, P_Vec): shuffle vector sum of (x x^T, x r)"
+
+    def _randomizer(self, feature_dim: int, n_models: int) -> VectorSumRandomizer:
+        eps, delta, _ = self._per_batch
+        levels = default_levels(self.batch, feature_dim)
+        if self.calibration == "authors":  # SDPLinUCBPVec lines 271-274 [C]
+            trials = max(1, round(levels**2 * math.log(feature_dim / delta) ** 2 / (eps**2 * self.batch)))
+            p = 0.25
+        else:
+            trials = calibrate_vector_sum(eps, delta, self.batch, levels, coordinate_count(feature_dim))
+            p = 0.5
+        return VectorSumRandomizer(feature_dim, self.feature_bound, self.reward_bound, self.batch, levels, trials,
+                                   p=p, models=n_models)
+
+    def _gamma(self, horizon: int, feature_dim: int) -> float:
+        """Ours: ``sigma sqrt(T D)``; authors': ``1/4 ln(d/delta) / (epsilon sqrt(B)) sqrt(T D)`` [C, line 276]."""
+        if self.calibration == "authors":
+            eps, delta, _ = self._per_batch
+            noise = math.log(feature_dim / delta) / (eps * math.sqrt(self.batch))
+            return 0.25 * noise * math.sqrt(horizon * feature_dim)
+        return super()._gamma(horizon, feature_dim)
+
+    @functools.cached_property
+    def _epsilons(self) -> tuple[float, float]:
+        """``(central epsilon of one batch, local epsilon of one user's messages)`` at the batch's delta."""
+        _, delta, _ = self._per_batch
+        return self.randomizer.epsilon(delta), self.randomizer.local_epsilon(delta)
+
+    @property
+    def privacy(self) -> PrivacyGuarantee | None:
+        """Central guarantee of one shuffled batch (dp_accounting PLD of the shifted binomial, composed over
+        the coordinates), times the batches a user may sit in; local: one user's messages unshuffled."""
+        _, _, m = self._per_batch
+        r = self.randomizer
+        central, local = self._epsilons
+        return self._guarantee(
+            epsilon=m * central,
+            accountant="pld (shifted binomial, dpbandit.privacy.vector_sum)",
+            calibration=f"batch {self.batch}: g = {r.levels} levels, b = {r.trials} binomial trials, p = {r.p}; "
+                        f"per-user noise std {r.sigma:.4g}",
+            notes=f"{r.coordinates} coordinates per report; {m} batch(es) per user composed (basic composition).",
+            local_epsilon=local,
+            sensitivity=f"shift <= g = {r.levels} per coordinate, {r.coordinates} coordinates",
+        )
