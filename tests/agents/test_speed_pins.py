@@ -14,28 +14,55 @@ from dpbandit.harness import run
 
 # agent -> (environment, run options)
 CASES = {
- "dphdb-batched": ("dpbandit/HDBSection54-v0", {"horizon": 3000, "env_kwargs": {"dim": 40, "n_arms": 3}}),
- "fliphat-disjoint": ("dpbandit/HDBSection54-v0", {"horizon": 3000, "env_kwargs": {"dim": 40, "n_arms": 3}}),
- "dphdb": ("dpbandit/HDBSection54-v0", {"horizon": 1500, "env_kwargs": {"dim": 20, "n_arms": 3}}),
- "linucb": ("dpbandit/HDBSection54-v0", {"horizon": 1500, "env_kwargs": {"dim": 12, "n_arms": 3}}),
- "greedy": ("dpbandit/HDBSection54-v0", {"horizon": 1500, "env_kwargs": {"dim": 12, "n_arms": 3}}),
- "shared-linucb": ("dpbandit/HDBSection54-v0", {"horizon": 600, "env_kwargs": {"dim": 8, "n_arms": 3}}),
- "oful": ("dpbandit/HDBSection54-v0", {"horizon": 600, "env_kwargs": {"dim": 8, "n_arms": 3}}),
- "dpucb": ("dpbandit/HDBSection54-v0", {"horizon": 600, "env_kwargs": {"dim": 6, "n_arms": 2}}),
- "dpucb-disjoint": ("dpbandit/HDBSection54-v0", {"horizon": 600, "env_kwargs": {"dim": 6, "n_arms": 3}}),
+    "dphdb-batched": ("dpbandit/HDBSection54-v0", {"horizon": 3000, "env_kwargs": {"dim": 40, "n_arms": 3}}),
+    "fliphat-disjoint": ("dpbandit/HDBSection54-v0", {"horizon": 3000, "env_kwargs": {"dim": 40, "n_arms": 3}}),
+    "dphdb": ("dpbandit/HDBSection54-v0", {"horizon": 1500, "env_kwargs": {"dim": 20, "n_arms": 3}}),
+    "linucb": ("dpbandit/HDBSection54-v0", {"horizon": 1500, "env_kwargs": {"dim": 12, "n_arms": 3}}),
+    "greedy": ("dpbandit/HDBSection54-v0", {"horizon": 1500, "env_kwargs": {"dim": 12, "n_arms": 3}}),
+    "shared-linucb": ("dpbandit/HDBSection54-v0", {"horizon": 600, "env_kwargs": {"dim": 8, "n_arms": 3}}),
+    "oful": ("dpbandit/HDBSection54-v0", {"horizon": 600, "env_kwargs": {"dim": 8, "n_arms": 3}}),
+    "dpucb": ("dpbandit/HDBSection54-v0", {"horizon": 600, "env_kwargs": {"dim": 6, "n_arms": 2}}),
+    "dpucb-disjoint": ("dpbandit/HDBSection54-v0", {"horizon": 600, "env_kwargs": {"dim": 6, "n_arms": 3}}),
 }
 
 # agent -> {seed: (final cumulative regret, cumulative reward, rounds on an optimal arm)} (commit 82451ac)
 PINS = {
-    "dphdb-batched": {0: (283.6434338805259, 165.2528305897306, 1435.0), 1: (417.9439027284793, 59.17596483241992, 1142.0)},
-    "fliphat-disjoint": {0: (441.95194302584656, 10.05466258607948, 1057.0), 1: (432.6793588882917, 37.783585760871674, 1096.0)},
-    "dphdb": {0: (211.56679987233946, 18.25450144385249, 550.0), 1: (194.9715435091347, 23.265502922114887, 558.0)},
-    "linucb": {0: (8.397834932412163, 194.49952818604663, 1378.0), 1: (7.946104944151359, 212.36030465832278, 1398.0)},
-    "greedy": {0: (4.251664072749813, 198.47667992722612, 1421.0), 1: (5.382320617402607, 214.81552867627272, 1423.0)},
-    "shared-linucb": {0: (6.100486641947817, 67.67388149398798, 511.0), 1: (5.914520452084699, 84.8837575382125, 525.0)},
-    "oful": {0: (9.342167022355495, 64.83492998165742, 482.0), 1: (10.19529029349355, 80.65298666941273, 485.0)},
-    "dpucb": {0: (38.92099061720338, 4.132761717335462, 310.0), 1: (45.167856889366604, 4.069015482664716, 273.0)},
-    "dpucb-disjoint": {0: (38.80227657928807, 4.601946411178668, 316.0), 1: (64.50349144039352, 4.655937411078265, 202.0)},
+    "dphdb-batched": {
+        0: (283.6434338805259, 165.2528305897306, 1435.0),
+        1: (417.9439027284793, 59.17596483241992, 1142.0),
+    },
+    "fliphat-disjoint": {
+        0: (441.95194302584656, 10.05466258607948, 1057.0),
+        1: (432.6793588882917, 37.783585760871674, 1096.0),
+    },
+    "dphdb": {
+        0: (211.56679987233946, 18.25450144385249, 550.0),
+        1: (194.9715435091347, 23.265502922114887, 558.0),
+    },
+    "linucb": {
+        0: (8.397834932412163, 194.49952818604663, 1378.0),
+        1: (7.946104944151359, 212.36030465832278, 1398.0),
+    },
+    "greedy": {
+        0: (4.251664072749813, 198.47667992722612, 1421.0),
+        1: (5.382320617402607, 214.81552867627272, 1423.0),
+    },
+    "shared-linucb": {
+        0: (6.100486641947817, 67.67388149398798, 511.0),
+        1: (5.914520452084699, 84.8837575382125, 525.0),
+    },
+    "oful": {
+        0: (9.342167022355495, 64.83492998165742, 482.0),
+        1: (10.19529029349355, 80.65298666941273, 485.0),
+    },
+    "dpucb": {
+        0: (38.92099061720338, 4.132761717335462, 310.0),
+        1: (45.167856889366604, 4.069015482664716, 273.0),
+    },
+    "dpucb-disjoint": {
+        0: (38.80227657928807, 4.601946411178668, 316.0),
+        1: (64.50349144039352, 4.655937411078265, 202.0),
+    },
 }
 # agent -> sums of cumulative regret and of cumulative reward over every recorded row (the whole curves)
 CHECKSUMS = {
