@@ -15,7 +15,9 @@ from dpbandit.harness import run
 # agent -> (environment, run options)
 CASES = {
     "dphdb-batched": ("dpbandit/HDBSection54-v0", {"horizon": 3000, "env_kwargs": {"dim": 40, "n_arms": 3}}),
-    "fliphat-disjoint": ("dpbandit/HDBSection54-v0", {"horizon": 3000, "env_kwargs": {"dim": 40, "n_arms": 3}}),
+    "fliphat-disjoint": (
+        "dpbandit/HDBSection54-v0", {"horizon": 3000, "env_kwargs": {"dim": 40, "n_arms": 3}}
+    ),
     "dphdb": ("dpbandit/HDBSection54-v0", {"horizon": 1500, "env_kwargs": {"dim": 20, "n_arms": 3}}),
     "linucb": ("dpbandit/HDBSection54-v0", {"horizon": 1500, "env_kwargs": {"dim": 12, "n_arms": 3}}),
     "greedy": ("dpbandit/HDBSection54-v0", {"horizon": 1500, "env_kwargs": {"dim": 12, "n_arms": 3}}),
