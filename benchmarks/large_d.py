@@ -15,8 +15,9 @@ the horizon (construction excluded), the ratio is to random's in the same proces
 the process's peak resident set (``ru_maxrss``: Python, NumPy, the environment and the agent), "random's
 peak" the same just after random's run. Timings are wall clock on whatever else the machine runs: read the
 load average printed above the table. The "CPU-time ratio" is the same ratio of the process's CPU time
-(``time.process_time``) over each whole ``run_one`` (construction included): what one core gave each side,
-steadier than wall time when other jobs take the cores. The child process runs under an address-space limit
+(``time.process_time``) over each whole ``run_one`` (construction included; random's run is timed after an
+untimed one, so neither side pays the process's first calls): what one core gave each side, steadier than
+wall time when other jobs take the cores. The child process runs under an address-space limit
 (``RLIMIT_AS``, :data:`MEMORY_LIMIT` above what it holds after random's run): an agent that would allocate more
 shows ``MemoryError`` instead of taking the machine.
 """
@@ -71,6 +72,7 @@ def one(name: str, horizon: int, dim: int, arms: int) -> dict:
         out[key] = float(frame["wall_time"].iloc[-1]) / horizon * 1e6
 
     out: dict = {}
+    us_per_round("random", "random")  # untimed: the process's first run pays imports and first calls
     us_per_round("random", "random")
     out["random_peak"] = peak_gb()
     limit_memory()
