@@ -12,10 +12,11 @@ sweep's own :func:`dpbandit.sweep.backends.run_cell`:
 1. at ``h = min(T, --short)`` rounds, after an untimed run of the same ``h`` rounds (so the numba kernels are
    loaded and the calibration at ``h`` is cached: a per-process or per-machine cost, not a per-cell one);
 2. if that predicts more than ``--full-above`` CPU-seconds for the group (per-round time x T x seeds),
-   again at the full horizon ``T`` (a calibration at ``T`` not yet in the machine's cache is then in its set-up, and
-   counted once per seed: an overestimate).
+   again at the full horizon ``T`` (a calibration at ``T`` not yet in the machine's cache is then in its
+   set-up, and counted once per seed: an overestimate).
 
-A group's estimate is the per-round time of its longest run x T x seeds, plus its per-run set-up (building the
+A group whose run raises (as the sweep would record it as failed) is listed with its error and counted as
+nothing: the sweep pays only the rounds before the error. A group's estimate is the per-round time of its longest run x T x seeds, plus its per-run set-up (building the
 agent and the environment: :func:`timed`) x seeds.
 Scaling a short run up to ``T`` is exact for agents whose rounds cost the same throughout (LinUCB, DP-HDB,
 random); it overestimates the batched agents (their cost per round falls as batches double) and slightly
@@ -121,7 +122,13 @@ def main() -> None:
             groups[dataclasses.replace(cell, seed=0)].append(cell.seed)
         wall_total += SWEEP_OVERHEAD
         for cell, seeds in groups.items():
-            got = measure(cell, len(seeds), args.short, args.full_above)
+            try:
+                got = measure(cell, len(seeds), args.short, args.full_above)
+            except Exception as error:  # noqa: BLE001  (the sweep records a failed cell and goes on)
+                message = str(error).splitlines()[0] if str(error) else type(error).__name__
+                rows.append([sweep.name, cell.agent, "", len(seeds), "", "", "", f"fails: {message[:80]}"])
+                print(" | ".join(str(x) for x in rows[-1]), flush=True)
+                continue
             run = got["per_round"] * got["T"] + got["setup"]
             cpu_total += run * len(seeds)
             wall_total += run * math.ceil(len(seeds) / args.cores)
@@ -138,8 +145,8 @@ def main() -> None:
           f"{args.cores} cores (each sweep's seeds split over the cores, + {SWEEP_OVERHEAD} s per sweep + "
           f"{POOL_START:.0f} s pool start)")
     spent = time.perf_counter() - wall_start, time.process_time() - cpu_start
-    print(f"this measurement: {spent[0]:.0f} s wall, {spent[1]:.0f} s CPU; load average (1 / 5 / 15 min) at the "
-          f"end: {load()}")
+    print(f"this measurement: {spent[0]:.0f} s wall, {spent[1]:.0f} s CPU; load average (1 / 5 / 15 min) "
+          f"at the end: {load()}")
 
 
 if __name__ == "__main__":
