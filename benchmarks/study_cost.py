@@ -16,8 +16,9 @@ sweep's own :func:`dpbandit.sweep.backends.run_cell`:
    set-up, and counted once per seed: an overestimate).
 
 A group whose run raises (as the sweep would record it as failed) is listed with its error and counted as
-nothing: the sweep pays only the rounds before the error. A group's estimate is the per-round time of its longest run x T x seeds, plus its per-run set-up (building the
-agent and the environment: :func:`timed`) x seeds.
+nothing: the sweep pays only the rounds before the error. A group's estimate is the per-round time of its
+longest run x T x seeds, plus its per-run set-up (building the agent and the environment: :func:`timed`) x
+seeds.
 Scaling a short run up to ``T`` is exact for agents whose rounds cost the same throughout (LinUCB, DP-HDB,
 random); it overestimates the batched agents (their cost per round falls as batches double) and slightly
 underestimates the tree-based ones (``log t`` nodes), which is why the costly groups are run at full ``T``.
