@@ -127,17 +127,18 @@ def main() -> None:
                 got = measure(cell, len(seeds), args.short, args.full_above)
             except Exception as error:  # noqa: BLE001  (the sweep records a failed cell and goes on)
                 message = str(error).splitlines()[0] if str(error) else type(error).__name__
-                rows.append([sweep.name, cell.agent, "", len(seeds), "", "", "", f"fails: {message[:80]}"])
+                rows.append([sweep.name, cell.agent, cell.epsilon, "", len(seeds), "", "", "",
+                             f"fails: {message[:80]}"])
                 print(" | ".join(str(x) for x in rows[-1]), flush=True)
                 continue
             run = got["per_round"] * got["T"] + got["setup"]
             cpu_total += run * len(seeds)
             wall_total += run * math.ceil(len(seeds) / args.cores)
-            rows.append([sweep.name, cell.agent, f"{got['T']:,}", len(seeds), f"{got['measured']:,}",
+            rows.append([sweep.name, cell.agent, cell.epsilon, f"{got['T']:,}", len(seeds), f"{got['measured']:,}",
                          f"{got['per_round'] * 1e6:,.1f}", f"{got['setup']:.2f}",
                          f"{run * len(seeds) / 60:.2f}"])
             print(" | ".join(str(x) for x in rows[-1]), flush=True)
-    columns = ["sweep", "agent", "T", "seeds", "rounds timed", "us / round (CPU)", "set-up s / run",
+    columns = ["sweep", "agent", "epsilon", "T", "seeds", "rounds timed", "us / round (CPU)", "set-up s / run",
                "estimate, CPU-min"]
     print()
     print(table(columns, rows))
