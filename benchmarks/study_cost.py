@@ -134,12 +134,13 @@ def main() -> None:
             run = got["per_round"] * got["T"] + got["setup"]
             cpu_total += run * len(seeds)
             wall_total += run * math.ceil(len(seeds) / args.cores)
-            rows.append([sweep.name, cell.agent, cell.epsilon, f"{got['T']:,}", len(seeds), f"{got['measured']:,}",
+            rows.append([sweep.name, cell.agent, cell.epsilon, f"{got['T']:,}", len(seeds),
+                         f"{got['measured']:,}",
                          f"{got['per_round'] * 1e6:,.1f}", f"{got['setup']:.2f}",
                          f"{run * len(seeds) / 60:.2f}"])
             print(" | ".join(str(x) for x in rows[-1]), flush=True)
-    columns = ["sweep", "agent", "epsilon", "T", "seeds", "rounds timed", "us / round (CPU)", "set-up s / run",
-               "estimate, CPU-min"]
+    columns = ["sweep", "agent", "epsilon", "T", "seeds", "rounds timed", "us / round (CPU)",
+               "set-up s / run", "estimate, CPU-min"]
     print()
     print(table(columns, rows))
     print(f"\n{args.study}: {len(sweeps)} sweeps, {sum(len(s.cells) for s in sweeps)} cells; estimated "
