@@ -2,7 +2,7 @@
 privacy frontier, without running it.
 
 Usage: ``python benchmarks/study_cost.py learning_suite|privacy_frontier [--settings S1 ...] [--short 2000]
-[--full-above 60] [--cores 2]``
+[--full-above 60] [--longest ROUNDS] [--cores 2]``
 
 The study's own sweeps are built by its script (``sims/learning_suite.py``: ``chosen_settings`` and
 ``entries_for``; ``sims/privacy_frontier.py``: ``sweep_configs``), with its seeds and horizons. Cells that
@@ -13,7 +13,8 @@ sweep's own :func:`dpbandit.sweep.backends.run_cell`:
    loaded and the calibration at ``h`` is cached: a per-process or per-machine cost, not a per-cell one);
 2. if that predicts more than ``--full-above`` CPU-seconds for the group (per-round time x T x seeds),
    again at the full horizon ``T`` (a calibration at ``T`` not yet in the machine's cache is then in its
-   set-up, and counted once per seed: an overestimate).
+   set-up, and counted once per seed: an overestimate), or at ``--longest`` rounds if that is shorter (to keep
+   the measurement itself short: a group costing minutes per run is then scaled from that many rounds).
 
 A group whose run raises (as the sweep would record it as failed) is listed with its error and counted as
 nothing: the sweep pays only the rounds before the error. A group's estimate is the per-round time of its
@@ -90,17 +91,19 @@ def rounds_of(cell) -> int:
     return _rounds(cell)
 
 
-def measure(cell, seeds: int, short: int, full_above: float) -> dict:
-    """Per-round CPU time and set-up of one group (module docstring, steps 1 and 2)."""
+def measure(cell, seeds: int, short: int, full_above: float, longest: int | None) -> dict:
+    """Per-round CPU time and set-up of one group (module docstring, steps 1 and 2; step 2 at most ``longest``
+    rounds when given)."""
     T = rounds_of(cell)
     h = min(T, short)
     probe = dataclasses.replace(cell, horizon=h)
     timed(probe)  # untimed warm-up: kernels loaded, calibration at h cached
     rounds, setup = timed(probe)
     got = {"per_round": rounds / h, "setup": setup, "measured": h, "T": T}
-    if h < T and got["per_round"] * T * seeds > full_above:
-        rounds, setup = timed(dataclasses.replace(cell, horizon=T))
-        got.update(per_round=rounds / T, setup=setup, measured=T)
+    full = min(T, longest or T)
+    if h < full and got["per_round"] * T * seeds > full_above:
+        rounds, setup = timed(dataclasses.replace(cell, horizon=full))
+        got.update(per_round=rounds / full, setup=setup, measured=full)
     return got
 
 
@@ -111,6 +114,8 @@ def main() -> None:
     parser.add_argument("--short", type=int, default=2000)
     parser.add_argument("--full-above", type=float, default=60.0, help="CPU-seconds per group")
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--longest", type=int, default=None,
+                        help="step 2 runs at most this many rounds (default: the full horizon)")
     args = parser.parse_args()
     suite = args.study == "learning_suite"
     sweeps = learning_suite_sweeps(args.settings) if suite else privacy_frontier_sweeps()
@@ -124,7 +129,7 @@ def main() -> None:
         wall_total += SWEEP_OVERHEAD
         for cell, seeds in groups.items():
             try:
-                got = measure(cell, len(seeds), args.short, args.full_above)
+                got = measure(cell, len(seeds), args.short, args.full_above, args.longest)
             except Exception as error:  # noqa: BLE001  (the sweep records a failed cell and goes on)
                 message = str(error).splitlines()[0] if str(error) else type(error).__name__
                 rows.append([sweep.name, cell.agent, cell.epsilon, "", len(seeds), "", "", "",
