@@ -17,9 +17,9 @@ peak" the same just after random's run. Timings are wall clock on whatever else 
 load average printed above the table. The "CPU-time ratio" is the same ratio of the process's CPU time
 (``time.process_time``) over each ``run_one``, its rounds' share (the run's CPU time times ``wall_time`` at
 the horizon over the run's wall time: construction left out as above; random's run is timed after an
-untimed one, so neither side pays the process's first calls): what one core gave each side. The child process runs under an address-space limit
-(``RLIMIT_AS``, :data:`MEMORY_LIMIT` above what it holds after random's run): an agent that would allocate more
-shows ``MemoryError`` instead of taking the machine.
+untimed one, so neither side pays the process's first calls): what one core gave each side. The child
+process runs under an address-space limit (``RLIMIT_AS``, :data:`MEMORY_LIMIT` above what it holds after
+random's run): an agent that would allocate more shows ``MemoryError`` instead of taking the machine.
 """
 
 from __future__ import annotations
