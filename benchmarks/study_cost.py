@@ -2,7 +2,7 @@
 privacy frontier, without running it.
 
 Usage: ``python benchmarks/study_cost.py learning_suite|privacy_frontier [--settings S1 ...] [--short 2000]
-[--full-above 60] [--longest ROUNDS] [--cores 2]``
+[--full-above 60] [--longest ROUNDS] [--cores 2] [--builds-only]``
 
 The study's own sweeps are built by its script (``sims/learning_suite.py``: ``chosen_settings`` and
 ``entries_for``; ``sims/privacy_frontier.py``: ``sweep_configs``), with its seeds and horizons. Cells that
@@ -15,6 +15,10 @@ sweep's own :func:`dpbandit.sweep.backends.run_cell`:
    again at the full horizon ``T`` (a calibration at ``T`` not yet in the machine's cache is then in its
    set-up, and counted once per seed: an overestimate), or at ``--longest`` rounds if that is shorter (to keep
    the measurement itself short: a group costing minutes per run is then scaled from that many rounds).
+
+``--builds-only`` times, instead, building each group's agent at its own horizon once: with the calibration
+cache cold (a fresh machine, or a changed calibration) that is the study's one-off search cost, and it leaves
+the cache warm for the study's run.
 
 A group whose run raises (as the sweep would record it as failed) is listed with its error and counted as
 nothing: the sweep pays only the rounds before the error. A group's estimate is the per-round time of its
@@ -85,6 +89,23 @@ def timed(cell) -> tuple[float, float]:
     return rounds, cpu - rounds
 
 
+def build_seconds(cell) -> float:
+    """CPU seconds to build the cell's environment and agent at its own horizon (its calibration searched, or
+    read from the machine's cache: ``dpbandit.privacy.calibration_cache``)."""
+    from dpbandit.harness.run import _start
+
+    start = time.process_time()
+    made = _start(cell.env_id, *cell.factory(), seeding_of(cell), cell.horizon, dict(cell.env_kwargs))[0]
+    made.close()
+    return time.process_time() - start
+
+
+def seeding_of(cell):
+    from dpbandit.harness import seeding
+
+    return seeding.seed_sequence(cell.root_seed, cell.seed)
+
+
 def rounds_of(cell) -> int:
     from dpbandit.sweep.study import _rounds
 
@@ -114,6 +135,8 @@ def main() -> None:
     parser.add_argument("--short", type=int, default=2000)
     parser.add_argument("--full-above", type=float, default=60.0, help="CPU-seconds per group")
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--builds-only", action="store_true",
+                        help="only build each group's agent at its horizon, timed (calibrations)")
     parser.add_argument("--longest", type=int, default=None,
                         help="step 2 runs at most this many rounds (default: the full horizon)")
     args = parser.parse_args()
@@ -121,13 +144,24 @@ def main() -> None:
     sweeps = learning_suite_sweeps(args.settings) if suite else privacy_frontier_sweeps()
     print(header())
     wall_start, cpu_start = time.perf_counter(), time.process_time()
-    rows, cpu_total, wall_total = [], 0.0, POOL_START
+    rows, cpu_total, wall_total, builds = [], 0.0, POOL_START, []
     for sweep in sweeps:
         groups = defaultdict(list)
         for cell in sweep.cells:
             groups[dataclasses.replace(cell, seed=0)].append(cell.seed)
         wall_total += SWEEP_OVERHEAD
         for cell, seeds in groups.items():
+            if args.builds_only:
+                try:
+                    seconds = build_seconds(cell)
+                except Exception as error:  # noqa: BLE001  (a refusal: listed, as below)
+                    seconds, cell_error = math.nan, str(error).splitlines()[0][:80]
+                else:
+                    cell_error = ""
+                builds.append(seconds if seconds == seconds else 0.0)
+                print(f"{sweep.name} | {cell.agent} | {cell.epsilon} | {rounds_of(cell):,} | build "
+                      f"{seconds:.2f} s {cell_error}", flush=True)
+                continue
             try:
                 got = measure(cell, len(seeds), args.short, args.full_above, args.longest)
             except Exception as error:  # noqa: BLE001  (the sweep records a failed cell and goes on)
@@ -144,6 +178,11 @@ def main() -> None:
                          f"{got['per_round'] * 1e6:,.1f}", f"{got['setup']:.2f}",
                          f"{run * len(seeds) / 60:.2f}"])
             print(" | ".join(str(x) for x in rows[-1]), flush=True)
+    if args.builds_only:
+        print(f"\n{args.study}: {len(builds)} groups built at their horizons in {sum(builds):.1f} "
+              f"CPU-seconds (the longest {max(builds):.1f} s); load average (1 / 5 / 15 min) at the end: "
+              f"{load()}")
+        return
     columns = ["sweep", "agent", "epsilon", "T", "seeds", "rounds timed", "us / round (CPU)",
                "set-up s / run", "estimate, CPU-min"]
     print()
