@@ -92,21 +92,18 @@ def timed(cell) -> tuple[float, float]:
 def build_seconds(cell) -> float:
     """CPU seconds to build the cell's environment and agent at its own horizon (its calibration searched, or
     read from the machine's cache: ``dpbandit.privacy.calibration_cache``)."""
+    from dpbandit.harness import seeding
     from dpbandit.harness.run import _start
 
     start = time.process_time()
-    made = _start(cell.env_id, *cell.factory(), seeding_of(cell), cell.horizon, dict(cell.env_kwargs))[0]
+    seed = seeding.seed_sequence(cell.root_seed, cell.seed)
+    made = _start(cell.env_id, *cell.factory(), seed, cell.horizon, dict(cell.env_kwargs))[0]
     made.close()
     return time.process_time() - start
 
 
-def seeding_of(cell):
-    from dpbandit.harness import seeding
-
-    return seeding.seed_sequence(cell.root_seed, cell.seed)
-
-
 def rounds_of(cell) -> int:
+    """The cell's horizon (its environment's default when it sets none), as the study's ETA counts it."""
     from dpbandit.sweep.study import _rounds
 
     return _rounds(cell)
@@ -158,7 +155,7 @@ def main() -> None:
                     seconds, cell_error = math.nan, str(error).splitlines()[0][:80]
                 else:
                     cell_error = ""
-                builds.append(seconds if seconds == seconds else 0.0)
+                builds.append(0.0 if math.isnan(seconds) else seconds)
                 print(f"{sweep.name} | {cell.agent} | {cell.epsilon} | {rounds_of(cell):,} | build "
                       f"{seconds:.2f} s {cell_error}", flush=True)
                 continue
