@@ -27,8 +27,9 @@ state (DP-HDB's forced-sampling rounds are played untimed first), every timed wi
   and last at least ``HORIZON`` rounds, a whole run of the simulations' length (their cost per round falls
   as the batches grow), after one untimed window (so memoised calibrations, e.g. FLIPHAT's PLD search per
   episode length, are not timed);
-* ``before``: for DP-HDB, the kernel as it was before the draws were inlined (commit 2e70a94, read
-  from git history), on the same rounds: speed-up and whether the actions are identical.
+* ``before``: the previous kernel (read from git history), on the same rounds: speed-up and whether the
+  actions are identical. DP-HDB: before the draws were inlined (commit 2e70a94); LinUCB and greedy: before
+  the ``d x d`` products ran four rows at a time (commit 82451ac, issue 31).
 
 Adding an agent (e.g. a new private agent): one entry in :data:`ENTRIES` under its registry name (or a
 display name with ``registry=``), saying how it sees the rounds (shared context, block features or
@@ -98,6 +99,7 @@ class Entry:
     too_slow: Callable[[int, int], str | None] = lambda d, K: None
     warmup: Callable[[Any], int] = lambda agent: 0  # rounds played untimed before the window
     before: tuple[str, str] | None = None  # (commit, kernel module path) of the previous kernel
+    before_args: Callable[[tuple], tuple] = lambda args: args  # the shipped play's arguments, for the previous
 
 
 def _ridge_slow(d: int, K: int) -> str | None:
@@ -112,8 +114,11 @@ def _dpucb_block_slow(d: int, K: int) -> str | None:
 
 ENTRIES: dict[str, Entry] = {
     "random": Entry(draws=lambda d, K: Draws(integers=1)),
-    "linucb": Entry(kernel=True, state_bytes=lambda d, K: 8 * K * d * d),
-    "greedy": Entry(kernel=True, state_bytes=lambda d, K: 8 * K * d * d),
+    # before: the kernel with its d x d products one row at a time (issue 31)
+    "linucb": Entry(kernel=True, state_bytes=lambda d, K: 8 * K * d * d,
+                    before=("82451ac", "dpbandit/agents/kernels/linucb.py")),
+    "greedy": Entry(kernel=True, state_bytes=lambda d, K: 8 * K * d * d,
+                    before=("82451ac", "dpbandit/agents/kernels/linucb.py")),
     "shared-linucb": Entry(block_features=True, state_bytes=lambda d, K: 8 * (d * K) ** 2),
     "oful": Entry(block_features=True, state_bytes=lambda d, K: 8 * (d * K) ** 2),
     "dphdb": Entry(
@@ -122,6 +127,7 @@ ENTRIES: dict[str, Entry] = {
         noise_rng=lambda agent: agent.bank.rng,
         warmup=lambda agent: agent.n_arms * agent.warmup,
         before=("2e70a94", "dpbandit/agents/kernels/hdb.py"),
+        before_args=lambda args: args[:-1],  # kernels before the exponential selection took no `gumbel` flag
     ),
     "dpucb-block": Entry(
         block_features=True,
@@ -374,7 +380,8 @@ class Bench:
     def play(self, compiled: bool, n: int, kernel_play: Callable | None = None) -> Callable[[], object]:
         """Setup (untimed): a fresh agent after its warm-up; returns the window of ``n`` rounds.
 
-        ``kernel_play`` (DP-HDB only) stands in for ``dpbandit.agents.kernels.hdb.play`` during the window.
+        ``kernel_play`` stands in for the shipped kernel's ``play`` (the module of the entry's ``before``)
+        during the window.
         """
         agent = self.agent_after_warmup()
         window = slice(self.skip, self.skip + n)
@@ -386,14 +393,14 @@ class Bench:
             return lambda: agent.play_block(self.X[window], self.R[window])
         if kernel_play is None:
             return lambda: agent.play_block(self.X[window], self.R[window], compiled=compiled)
-        import dpbandit.agents.kernels.hdb as hdb
+        module = importlib.import_module(self.entry.before[1].removesuffix(".py").replace("/", "."))
 
         def other_kernel() -> np.ndarray:
-            shipped, hdb.play = hdb.play, kernel_play
+            shipped, module.play = module.play, kernel_play
             try:
                 return agent.play_block(self.X[window], self.R[window])
             finally:
-                hdb.play = shipped
+                module.play = shipped
 
         return other_kernel
 
@@ -453,8 +460,8 @@ def measure(name: str, d: int, K: int, reps: int, seconds: float, previous: dict
             previous[entry.before] = kernel_at(*entry.before)
         before = previous[entry.before]
 
-        def before_play(*args):  # kernels before the exponential selection took no `gumbel` flag
-            return before.play(*args[:-1])
+        def before_play(*args):
+            return before.play(*entry.before_args(args))
 
         makers["before"] = functools.partial(bench.play, True, kernel_play=before_play)
     limit = MAX_ROUND_BYTES // bench.round_bytes
@@ -601,8 +608,9 @@ def main(reps: int = 5, seconds: float = WINDOW, grid=GRID, names=None, per_arm_
                           "floor draws the agent's count", "rounds per window"], batched_rows))
         out.append(f"\nLoad average after the table: {load()}\n\n")
     if before_rows:
-        out.append("DP-HDB kernel now vs before (commit 2e70a94, `_lap1` called per draw), same rounds, "
-                   "interleaved with the rows above:\n\n")
+        out.append("Kernels now vs before, same rounds, interleaved with the rows above (DP-HDB: commit "
+                   "2e70a94, `_lap1` called per draw; LinUCB and greedy: commit 82451ac, the `d x d` products "
+                   "one row at a time):\n\n")
         out.append(table(["(d, K)", "agent", "before: steps/s median (best)", "now",
                           "speed-up: median (best) [CPU-time medians]", "actions identical"], before_rows))
         out.append("\n")

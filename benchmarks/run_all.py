@@ -4,7 +4,8 @@ Usage: ``python benchmarks/run_all.py [--quick] [--authors PATH]`` (``--quick``:
 shorter windows, written to ``results/benchmarks_quick.md``; the committed results come from the full
 run, about 30 minutes on 2 cores). ``--authors`` (or ``$DPBANDIT_AUTHORS_CODE``) is a checkout of
 liangzp/DP-Streaming-SCO for the comparison with the authors' DP-HDB; without it that section says
-"not run". ``sweep_scaling.py`` belongs to the sweep module and is not run here.
+"not run". ``sweep_scaling.py`` belongs to the sweep module and is not run here; nor is ``study_cost.py``
+(it estimates a whole study's run time: minutes of runs of its own, docs/performance.md).
 
 Start-up: if ``benchmarks/startup.py`` exists (the import-time benchmark of the newcomer issue), it
 runs first, as its own section, with no arguments.

@@ -374,6 +374,15 @@ def plot(table: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
+def chosen_settings(names: list[str] | None) -> list[Setting]:
+    """The suite's settings and the registered ids' (every one without ``names``; ``"ids"``: all the ids)."""
+    settings = SETTINGS + registered_env_settings()
+    if names:
+        wanted = set(names)
+        settings = [s for s in settings if s.name in wanted or ("ids" in wanted and s.name.startswith("id:"))]
+    return settings
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--settings", nargs="*", help="setting names (S1 ... S6b, ids); default: all")
@@ -390,10 +399,7 @@ def main() -> None:
     args = parser.parse_args()
     args.stem = "learning_suite_quick" if args.quick else "learning_suite"
     args.seeds_override, args.horizon_override = (2, 2_000) if args.quick else (None, None)
-    settings = SETTINGS + registered_env_settings()
-    if args.settings:
-        wanted = set(args.settings)
-        settings = [s for s in settings if s.name in wanted or ("ids" in wanted and s.name.startswith("id:"))]
+    settings = chosen_settings(args.settings)
     tables, refused = [], []
     plan = [(setting, entries_for(setting, args)) for setting in settings]
     study = None if args.report else StudyProgress([sweep_of(s, e, args) for s, entries in plan for e in entries])

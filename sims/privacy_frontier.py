@@ -117,6 +117,21 @@ def plot(table: pd.DataFrame, refs: pd.DataFrame, path, seeds: int) -> None:
     plt.close(fig)
 
 
+def sweep_configs(stem: str, quick: bool, seeds: int, root_seed: int, added_only: bool) -> tuple[list[dict], dict]:
+    """The frontier's sweeps: the private agents' (``AGENTS``, then one per ``ADDED`` entry) and the references'."""
+    horizons, grid = ((2_000,), (1.0, 100.0)) if quick else (HORIZONS, EPSILONS)
+    common = {"root_seed": root_seed, "seeds": seeds, "n_points": 4}
+    # delta = 1/T explicitly (the batched agents' own default is now smaller, docs/privacy.md "Choosing
+    # delta"; DP-HDB's and DP-UCB's is 1/T already): the committed results were made at 1/T
+    budget = {"zip": [{"horizon": list(horizons), "delta": [1.0 / T for T in horizons]}]}
+    configs = [{"name": name, **common, "grid": {"agent": agents, "epsilon": list(grid), "env_id": ENV_ID}, **budget}
+               for name, agents in ([] if added_only else [(stem, AGENTS)])
+               + [(f"{stem}_{entry['agent']}", [entry]) for entry in ADDED]]
+    refs_config = {"name": f"{stem}_refs", **common, "grid": {
+        "agent": REFERENCES, "env_id": ENV_ID, "horizon": list(horizons)}}
+    return configs, refs_config
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="T = 2000, 2 seeds, epsilon in {1, 100}")
@@ -126,17 +141,9 @@ def main() -> None:
     parser.add_argument("--added-only", action="store_true",
                         help="run only the ADDED agents' sweeps; take the other agents' rows from the existing CSV")
     args = parser.parse_args()
-    horizons, seeds, grid = ((2_000,), 2, (1.0, 100.0)) if args.quick else (HORIZONS, args.seeds, EPSILONS)
     stem = "privacy_frontier_quick" if args.quick else "privacy_frontier"
-    common = {"root_seed": args.root_seed, "seeds": seeds, "n_points": 4}
-    # delta = 1/T explicitly (the batched agents' own default is now smaller, docs/privacy.md "Choosing
-    # delta"; DP-HDB's and DP-UCB's is 1/T already): the committed results were made at 1/T
-    budget = {"zip": [{"horizon": list(horizons), "delta": [1.0 / T for T in horizons]}]}
-    configs = [{"name": name, **common, "grid": {"agent": agents, "epsilon": list(grid), "env_id": ENV_ID}, **budget}
-               for name, agents in ([] if args.added_only else [(stem, AGENTS)])
-               + [(f"{stem}_{entry['agent']}", [entry]) for entry in ADDED]]
-    refs_config = {"name": f"{stem}_refs", **common, "grid": {
-        "agent": REFERENCES, "env_id": ENV_ID, "horizon": list(horizons)}}
+    seeds = 2 if args.quick else args.seeds
+    configs, refs_config = sweep_configs(stem, args.quick, seeds, args.root_seed, args.added_only)
     study = StudyProgress([Sweep.from_dict(config) for config in [*configs, refs_config]])
     frames, stores = [], []
     for config in configs:

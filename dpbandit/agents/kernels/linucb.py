@@ -5,7 +5,10 @@ Mirrors :meth:`dpbandit.agents.linear.LinearUCBAgent.act` / ``update`` for the d
 with ties handed back to the caller (broken with the agent's generator), then
 ``V^{-1} -= (V^{-1} x)(V^{-1} x)^T / (1 + x^T V^{-1} x)``, ``u += r x``, ``theta = V^{-1} u``.
 Sums run sequentially (NumPy's einsum/matmul may order them differently), so the state agrees to
-rounding and the actions are identical.
+rounding and the actions are identical. The ``d x d`` matrix-vector products (:func:`matvec`) run four rows
+at a time: four independent sums in flight instead of one chain of ``d`` dependent additions, each row's
+sum in the same order as one at a time, so the numbers are those of the row-by-row loop bit for bit
+(issue 31: 3-4x faster at d = 300).
 """
 
 from __future__ import annotations
@@ -17,6 +20,35 @@ import numpy as np
 
 from dpbandit.agents.kernels import DONE, TIE
 from dpbandit.agents.kernels.ties import best_arms
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def matvec(v, x, out):
+    """``out[i] = sum_j v[i, j] x[j]``, each sum sequential in ``j``; rows four at a time (module docstring)."""
+    d = x.shape[0]
+    i = 0
+    while i + 4 <= d:
+        r0 = 0.0
+        r1 = 0.0
+        r2 = 0.0
+        r3 = 0.0
+        for j in range(d):
+            xj = x[j]
+            r0 += v[i, j] * xj
+            r1 += v[i + 1, j] * xj
+            r2 += v[i + 2, j] * xj
+            r3 += v[i + 3, j] * xj
+        out[i] = r0
+        out[i + 1] = r1
+        out[i + 2] = r2
+        out[i + 3] = r3
+        i += 4
+    while i < d:
+        row = 0.0
+        for j in range(d):
+            row += v[i, j] * x[j]
+        out[i] = row
+        i += 1
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -37,12 +69,10 @@ def play(X, R, actions, start, chosen, v_inv, u, theta_hat, alpha, ties):
                     mean += x[i] * theta_hat[k, i]
                 score = mean
                 if alpha != 0.0:
+                    matvec(v_inv[k], x, vf)
                     var = 0.0
                     for i in range(d):
-                        row = 0.0
-                        for j in range(d):
-                            row += v_inv[k, i, j] * x[j]
-                        var += x[i] * row
+                        var += x[i] * vf[i]
                     score = mean + alpha * math.sqrt(max(var, 0.0))
                 scores[k] = score
             n = best_arms(scores, ties)
@@ -50,23 +80,16 @@ def play(X, R, actions, start, chosen, v_inv, u, theta_hat, alpha, ties):
                 return TIE, s, n
             a = ties[0]
         reward = R[s, a]
+        matvec(v_inv[a], x, vf)  # vf = V^{-1} x, then V^{-1} -= (vf / (1 + x^T vf)) vf^T
         quad = 0.0
-        for i in range(d):  # vf = V^{-1} x, then V^{-1} -= (vf / (1 + x^T vf)) vf^T
-            row = 0.0
-            for j in range(d):
-                row += v_inv[a, i, j] * x[j]
-            vf[i] = row
-            quad += x[i] * row
+        for i in range(d):
+            quad += x[i] * vf[i]
         denom = 1.0 + quad
         for i in range(d):
             c = vf[i] / denom
             for j in range(d):
                 v_inv[a, i, j] -= c * vf[j]
             u[a, i] += reward * x[i]
-        for i in range(d):
-            row = 0.0
-            for j in range(d):
-                row += v_inv[a, i, j] * u[a, j]
-            theta_hat[a, i] = row
+        matvec(v_inv[a], u[a], theta_hat[a])
         actions[s] = a
     return DONE, m, 0
