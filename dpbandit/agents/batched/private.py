@@ -42,8 +42,13 @@ shrunk by the same empirical-Bayes factor and then, around their mean, by the ri
 of the model's slope ``mean_j S_jj / (S_jj + lambda)``: un-shrunk, they decided play alone wherever the noise
 shrinks every slope, and an arm's intercept (its precision on the rows it won) starved the arms still
 learning (digits at T = 10^4: accuracy 0.33 against 0.49). Play is greedy on ``intercept_k + x^T theta_k``;
-``exploration > 0`` perturbs each score by that many of its standard errors (Thompson sampling with a diagonal
-posterior; it depends on the user's own context, public releases and the agent's randomness only).
+``exploration > 0`` perturbs each score by that many of its posterior standard errors (Thompson sampling: the
+slope's covariance ``V diag(spread) V^T`` from the ridge's eigenvectors where a Gram is kept, the fit's residual
+variance times ``(S + lambda I)^{-1}`` plus the released noise through its square; the diagonal elsewhere);
+``prior_exploration > 0`` by that many standard errors of one prior round of reward variance ``B^2 / 4`` alone
+(``(rho B^2 / 4 N') rho (S + lambda I)^{-1}``: large for a model without data, fading as ``1 / N``; default
+0.7 with noise off, where greedy play starved arms whose first estimates lost, else 0). Either depends on the
+user's own context, public releases and the agent's randomness only.
 
 Reward centre and clip: with a declared ``reward_range = (low, high)`` (contract C2) ``c_k`` stays its
 midpoint and ``B`` its half-width (nothing is clipped; rewards outside the range are refused); otherwise
@@ -117,6 +122,12 @@ SELECTION_MARGIN = 2.0
 #: below, noise-off regret on the learning suite went from 3.04x to 1.38x LinUCB's on S4 and from 1.93x to
 #: 0.91x on S1 (results/learning_suite.md; the split between the two changes: docs/batched_agents.md).
 NOISE_OFF_REWARD_QUANTILE = 0.99
+#: Default ``prior_exploration`` with noise off [Fill; measured, docs/batched_agents.md "Many arms"]: greedy
+#: least squares starved arms whose first estimates lost (``LinearBandit-v0``, 20 arms, d = 25: 8 of 20 arms
+#: never played, 6.8x LinUCB's regret); a Thompson perturbation by one prior round's posterior spread (large
+#: without data, fading as ``1 / N``) explores them: 1.46x, S4 1.78x (6 seeds, root 2; 0.5: 1.64x and 1.80x,
+#: 1.0: 1.48x and 2.04x on 4 seeds, root 1). The data's own posterior spread (``exploration``) cost S4 more.
+NOISE_OFF_PRIOR_EXPLORATION = 0.7
 #: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
 #: Largest ``d^2`` for which the pooled Gram is kept (2^22 floats, 32 MB; ``d <= 2048``) [Fill].
@@ -163,6 +174,8 @@ class PrivateAgent(GaussianBatchedAgent):
             default: ``"joint"`` with noise off, else ``"backfit"`` under a declared reward range, else
             ``"none"``.
         exploration: scale of the Thompson perturbation of the scores (0 = greedy, the default).
+        prior_exploration: scale of the perturbation by one prior round's posterior spread (default: 0.7
+            with noise off, ``NOISE_OFF_PRIOR_EXPLORATION``, else 0).
         **kwargs: :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent` options (clipping, schedule,
             ``aux_share``, ``noise``).
     """
@@ -179,12 +192,17 @@ class PrivateAgent(GaussianBatchedAgent):
         fdr: float = 0.2,
         intercept: bool | str | None = None,
         exploration: float = 0.0,
+        prior_exploration: float | None = None,
         estimator: str | None = None,
         **kwargs: Any,
     ) -> None:
         dim = _validate.integer(dim=dim, minimum=1)
         self.fdr = _validate.probability(fdr=fdr)
         self.exploration = _validate.nonnegative(exploration=exploration)
+        #: Scale of the Thompson perturbation by one prior round's posterior spread (module docstring).
+        self.prior_exploration = _validate.nonnegative(prior_exploration=(
+            (0.0 if kwargs.get("noise", True) else NOISE_OFF_PRIOR_EXPLORATION) if prior_exploration is None
+            else prior_exploration))
         #: The pooled layout's estimate played: ``"dense"``, ``"sparse"``, or ``None``: chosen privately.
         self.estimator = (None if estimator is None
                           else _validate.one_of(("dense", "sparse"), estimator=estimator))
@@ -251,7 +269,10 @@ class PrivateAgent(GaussianBatchedAgent):
         #: The pooled layout's two estimates: ridge on every coordinate, and screened on the diagonal.
         self.estimates = {"dense": np.zeros((K, d)), "sparse": np.zeros((K, d))}
         self._score_sd = np.zeros(K)  # std of the intercept
-        self._slope_var = np.zeros((K, d))  # variance of kept slope coordinates (0 elsewhere)
+        #: Per model, the slope's covariance ``V diag(spread) V^T`` as ``(V, spread)`` (``V`` None: the axes),
+        #: and ``(V, prior)``, the part of one prior round of reward variance ``B^2 / 4`` alone.
+        self._posterior: list[tuple[np.ndarray | None, np.ndarray, np.ndarray]] = [(None, np.zeros(d),
+                                                                                     np.zeros(d))] * K
         self._centre = np.zeros((K, d))  # xbar_k
 
     @staticmethod
@@ -451,7 +472,8 @@ class PrivateAgent(GaussianBatchedAgent):
         var_r = np.maximum(acc["rr"] / Nr - (acc["b"] / Nr) ** 2, 0.0)
         theta = np.zeros((self.n_models, d))
         sparse = np.zeros((self.n_models, d))
-        sd = np.zeros((self.n_models, d))
+        posterior = []  # per model: slope covariance (eigenvectors or None: the axes, variances)
+        keep_vectors = self.n_models * d**2 <= GRAM_MAX_ENTRIES
         kept = np.zeros(self.n_models)  # the ridge's mean shrinkage factor of each model's slope
         for k in range(self.n_models):
             if self.full_gram:
@@ -463,26 +485,37 @@ class PrivateAgent(GaussianBatchedAgent):
             kept[k] = float(np.mean(diag / (diag + lam)))
             target = G[k] - X[k] * mean_b[k]
             # released noise of G - X mean (the sums were un-centred at about the mean) and sampling noise
-            noise = nv["xr"] + (mean_b[k] - self.centres[k]) ** 2 * nv_x + var_r[k] * rho * diag
-            sd[k] = np.sqrt(noise) / centred
+            released_noise = nv["xr"] + (mean_b[k] - self.centres[k]) ** 2 * nv_x
+            noise = released_noise + var_r[k] * rho * diag
             if self.pooled:  # the screened estimate on the pooled diagonal, for the private choice
                 sparse[k] = self._screened(N[k] * pooled, rho * C**2, X[k], Nr[k], target, noise)
-            if self.full_gram and one_decomposition:
-                theta[k] = vectors @ ((vectors.T @ target) / (share[k] * values + lam))
-            elif self.full_gram:  # ridge on every coordinate, the rank-one intercept term subtracted
-                second = share[k] * acc["second"] if self.pooled else acc["second"][k]
-                theta[k] = self._solve(second, lam, X[k], Nr[k], target)
+            if self.full_gram:  # ridge on every coordinate (the rank-one intercept term subtracted)
+                if one_decomposition:  # the pooled Gram's eigenvectors serve every model
+                    model_values, model_vectors = share[k] * values, vectors
+                else:
+                    second = share[k] * acc["second"] if self.pooled else acc["second"][k]
+                    model_values, model_vectors = self._eigen(second, X[k], Nr[k])
+                theta[k] = model_vectors @ ((model_vectors.T @ target) / (model_values + lam))
+                # posterior covariance of that ridge: the fit's residual variance (the explained sum of squares
+                # theta^T target removed, one round of B^2 / 4 added so that a model without data is
+                # uncertain) times P, and the released noise through P^2
+                unexplained = max(var_r[k] * Nr[k] - float(theta[k] @ target), 0.0)
+                # and the part of one prior round of variance B^2 / 4 alone (large without data, fading as 1 / N)
+                prior = rho * B**2 / 4.0 / Nr[k] * rho / (model_values + lam)
+                spread = (unexplained / Nr[k] * rho / (model_values + lam) + prior
+                          + released_noise / (model_values + lam) ** 2)
+                posterior.append((model_vectors, spread, prior) if keep_vectors or one_decomposition
+                                 else (None, model_vectors**2 @ spread, model_vectors**2 @ prior))
             else:
                 theta[k] = self._screened(second, lam, X[k], Nr[k], target, noise)
+                posterior.append((None, noise / centred**2, rho**2 * B**2 / 4.0 / Nr[k] / centred))
         if self.pooled:  # play the estimate whose released out-of-sample loss is smaller (ties: dense)
             self.estimates = {"dense": theta, "sparse": sparse}
             sparser = acc["selection"] < -SELECTION_MARGIN * math.sqrt(self._selection_var)
             theta = self.estimates[self.estimator or ("sparse" if sparser else "dense")]
         self.theta = theta
         self._centre = X / Nr[:, None]
-        self._slope_var = sd**2
-        # plus one round of reward variance (B^2 / 4) at the intercept ridge: a model without data is
-        # uncertain, not exact (with noise off its released sums are exactly 0)
+        self._posterior = posterior
         self._score_sd = np.sqrt(var_r * rho / Nr + nv["r"] / Nr**2 + rho * B**2 / (4.0 * Nr**2))
         if not self.with_intercept:
             if self.reward_range is None:  # the pooled mean (module docstring: not each model's own)
@@ -551,40 +584,41 @@ class PrivateAgent(GaussianBatchedAgent):
         return a + b * (x @ a) / max(Nr - x @ b, DENOMINATOR_FLOOR * Nr)
 
     @staticmethod
-    def _solve(second: np.ndarray, lam: float, X: np.ndarray, Nr: float, target: np.ndarray) -> np.ndarray:
-        """``(S + lam I - X X^T / Nr)^{-1} target`` on every coordinate; eigenvalues floored at ``lam``."""
+    def _eigen(second: np.ndarray, X: np.ndarray, Nr: float) -> tuple[np.ndarray, np.ndarray]:
+        """Eigenvalues (floored at 0) and eigenvectors of ``S - X X^T / Nr``: the ridge ``(S + lam I - X X^T /
+        Nr)^{-1}`` on every coordinate is ``V diag(1 / (values + lam)) V^T``."""
         values, vectors = np.linalg.eigh(second - np.outer(X, X) / Nr)
-        return vectors @ ((vectors.T @ target) / (np.maximum(values, 0.0) + lam))
+        return np.maximum(values, 0.0), vectors
 
     # -- play ------------------------------------------------------------------------------------
     def scores(self, observations: np.ndarray) -> np.ndarray:
-        """Intercept plus slope, perturbed by ``exploration`` standard errors (one draw per round and arm)."""
+        """Intercept plus slope, perturbed by ``exploration`` of its posterior standard errors and
+        ``prior_exploration`` of one prior round's (one normal draw per round and arm)."""
         mean = super().scores(observations)
         if self.observation_model == "shared":
             mean = mean + self.intercept
-        if self.exploration == 0.0 or self.batch == 0:
+        if self.exploration == 0.0 and self.prior_exploration == 0.0 or self.batch == 0:
             return mean
         m = observations.shape[0]
-        kept = np.flatnonzero(self._slope_var.any(axis=0))
         shared = self.observation_model == "shared"
-        var = np.broadcast_to(self._score_sd**2 if shared else 0.0, (m, self.n_arms))
-        if kept.size:
-            if self.observation_model == "shared":
-                X = observations[:, kept]
-                sv, xc = self._slope_var[:, kept], self._centre[:, kept]
-                var = var + (X**2) @ sv.T - 2.0 * X @ (sv * xc).T + np.einsum("kd,kd->k", sv, xc**2)
+        var = np.zeros((m, self.n_arms)) + (self.exploration**2 * self._score_sd**2 if shared else 0.0)
+        for k, (vectors, spread, prior) in enumerate(self._posterior):  # (x - xbar_k)^T Cov_k (x - xbar_k)
+            diff = observations - self._centre[k]
+            projected = diff if vectors is None else diff @ vectors
+            quadratic = projected**2 @ (self.exploration**2 * spread + self.prior_exploration**2 * prior)
+            if shared:
+                var[:, k] += quadratic
             else:
-                diff = observations[:, :, kept] - self._centre[0, kept]
-                var = var + diff**2 @ self._slope_var[0, kept]
+                var += quadratic
         noise = self._explore_rng.standard_normal((m, self.n_arms))
-        return mean + self.exploration * np.sqrt(np.maximum(var, 0.0)) * noise
+        return mean + np.sqrt(np.maximum(var, 0.0)) * noise
 
     @property
     def params(self) -> dict[str, Any]:
         """Identifying hyper-parameters."""
         return {
             **super().params, "reward_range": self.reward_range, "second_moments": self.second_moments,
-            "fdr": self.fdr, "exploration": self.exploration,
+            "fdr": self.fdr, "exploration": self.exploration, "prior_exploration": self.prior_exploration,
         }
 
 

@@ -146,7 +146,8 @@ def test_state_is_a_function_of_the_releases_only() -> None:
     states = []
     for block in blocks:
         agent = PrivateAgent(5, 10, rng=np.random.default_rng(3), horizon=T, reward_range=(0.0, 1.0),
-                             first_batch=20, second_moments="gram", exploration=1.0, intercept=True)
+                             first_batch=20, second_moments="gram", exploration=1.0, intercept=True,
+                             prior_exploration=0.5)
         canned = np.random.default_rng(11)
 
         def fixed(rng, values, sensitivities, canned=canned):
@@ -155,10 +156,25 @@ def test_state_is_a_function_of_the_releases_only() -> None:
         agent.release.release = fixed
         agent.play_block(block.observations, block.rewards)
         states.append((agent.theta.copy(), agent.intercept.copy(), agent.centres.copy(),
-                       agent.clipping.context_clip, agent.clipping.reward_clip))
+                       agent.clipping.context_clip, agent.clipping.reward_clip,
+                       *(part for model in agent._posterior for part in model)))
     for a, b in zip(*states, strict=True):
         np.testing.assert_array_equal(a, b)
     assert np.any(states[0][0])  # it fitted something
+
+
+def test_noise_off_prior_exploration_stops_arms_starving() -> None:
+    """Noise off with many arms: greedy least squares starves arms whose first estimates lost; the default
+    prior-round perturbation explores them (12 arms, d = 10, T = 3,000: regret 250-320 greedy, 130-150 with
+    it, 3 seeds)."""
+    agents = {"greedy": functools.partial(PrivateAgent, noise=False, prior_exploration=0.0),
+              "default": functools.partial(PrivateAgent, noise=False)}
+    assert PrivateAgent(12, 10, rng=np.random.default_rng(0), horizon=100, noise=False).prior_exploration == 0.7
+    assert PrivateAgent(12, 10, rng=np.random.default_rng(0), horizon=100).prior_exploration == 0.0
+    df = run("dpbandit/LinearBandit-v0", agents, n_seeds=3, horizon=3_000, env_kwargs={"n_arms": 12, "dim": 10},
+             progress=False, n_points=5)
+    final = df.groupby(["agent", "seed"])["cumulative_regret"].last().unstack("agent")
+    assert np.all(final["default"] < 0.7 * final["greedy"]), final
 
 
 @pytest.mark.parametrize(("cls", "env_id", "options"), [
@@ -246,6 +262,7 @@ def test_second_moment_rule_and_registry() -> None:
     ({"second_moments": "full"}, "second_moments"),
     ({"fdr": 0.0}, "fdr"),
     ({"exploration": -1.0}, "exploration"),
+    ({"prior_exploration": -0.1}, "prior_exploration"),
     ({"intercept": "mean"}, "intercept"),
     ({"epsilon": 0.0}, "epsilon"),
 ])
