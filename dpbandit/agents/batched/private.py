@@ -13,8 +13,11 @@ B)`` (``c_k`` the public centre of model ``k``), each batch releases:
 * second moments chosen by a public rule (:meth:`PrivateAgent._second_moments`): one ``pooled`` Gram ``sum x
   x^T`` over every played row (upper triangle; ``d <= 2048``), the pooled diagonal ``diag`` ``sum x * x``, or
   ``none`` (the isotropic scale ``C^2 / d``); per-model Grams ``gram`` with noise off or by hand;
-* with the pooled Gram, ``selection``: the screened estimate's squared loss less the dense one's on the
-  batch's own rounds, predictions from earlier releases clipped to ``[-B, B]``;
+* with the pooled Gram, ``selection`` (issue 29 item 3: a portfolio chosen privately): each candidate's
+  squared loss ``sum (b - clip(o_k + x^T theta_k, -B, B))^2`` on the batch's own rounds, slopes ``theta`` and
+  offsets ``o`` from earlier releases: the dense ridge, the screened estimate (offsets: the models'
+  intercepts less their centres, 0 without intercepts) and, with more than one model, the per-arm constant
+  (slope 0, offset the arm's released mean reward less its centre: best-arm play);
 * with backfitted intercepts (the default under a declared reward range, disjoint model), ``predictions``
   per model: ``sum clip(x^T theta_k, -B, B)``, the slope in play (from earlier releases) on the model's rows.
 
@@ -27,10 +30,11 @@ batch's sums un-centred by its public ``c_k``. Model ``k``'s Gram ``S_k`` is its
 allows: noise-dominated directions shrunk, not amplified). Screened estimate: on the diagonal, coordinates
 kept by Benjamini-Hochberg at level ``fdr`` on ``|G_j - X_j R / N'|`` over its noise (released noise plus the
 sampling noise ``var(r) S_jj``), then re-tested on the joint slope. The pooled layout plays the dense estimate
-unless the released loss difference, discounted by ``SELECTION_DECAY`` per batch, is below
-``-SELECTION_MARGIN`` of its noise std (``estimator=`` fixes the choice and drops the block); the diagonal
-layouts play the screened one. With ``intercept=True`` (the default with noise off only) least squares on
-``(1, x)``: the slope solves ``(S + lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the
+unless another candidate's released loss, each discounted by ``SELECTION_DECAY`` per batch, is below the
+dense one's by more than ``SELECTION_MARGIN`` noise std of a difference of two released losses (then the
+lowest; ``estimator=`` fixes the choice and drops the block); the per-arm constant plays each arm's released
+mean reward, shrunk as the intercepts, for every user. The diagonal layouts play the screened one. With
+``intercept=True`` (the default with noise off only) least squares on ``(1, x)``: the slope solves ``(S + lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the
 intercept; ``N' = N + 2 s_N + 1`` round, ``s_N`` the count noise; Sherman-Morrison on a diagonal ``S``), with
 the ``sums`` block and the intercepts shrunk towards their common mean by an empirical-Bayes factor; otherwise
 a line through the origin per model, fitted to rewards centred at the declared midpoint or the pooled released
@@ -75,8 +79,12 @@ model): the old arm's block loses ``f(x, b)`` and the new arm's gains ``f(x', b'
 * ``gram`` (per model): same ``||x x^T - x' x'^T||_F^2 = ||x||^4 + ||x'||^4 - 2 (x.x')^2 <= 2 C^4``, and an
   upper triangle is no larger; switch ``sqrt(||x||^4 + ||x'||^4)``: ``sqrt(2) C^2``;
 * ``pooled`` (one row changes whatever the arm): ``||x x^T - x' x'^T||_F <= sqrt(2) C^2`` as for ``gram``;
-* ``selection`` (one number): a round's ``(b - p_s)^2 - (b - p_d)^2`` lies in ``[-4 B^2, 4 B^2]`` (``b`` and
-  both clipped predictions in ``[-B, B]``; the predictions are functions of earlier releases): ``8 B^2``;
+* ``selection`` (one loss per candidate, ``M`` of them: 3, or 2 with one model): a round's loss ``(b -
+  p_m)^2`` lies in ``[0, 4 B^2]`` for each (``b`` and each clipped prediction in ``[-B, B]``; slopes and
+  offsets are functions of earlier releases, whichever arm the round plays), so each entry moves by at most
+  ``4 B^2``: ``4 sqrt(M) B^2``, attained when every prediction is ``-B`` for ``b = B`` and the replacing round
+  is predicted exactly by every candidate. (The earlier single difference, two candidates, had ``8 B^2``; the
+  difference of two released losses has the same noise, ``sqrt(2) 4 sqrt(2) B^2``, at ``M = 2``.);
 * ``predictions`` (per model): a round's ``p = clip(x^T theta_k, -B, B)`` lies in ``[-B, B]`` (``theta_k``
   from earlier releases): same ``|p - p'| <= 2 B`` (``x' = -x`` with ``|x^T theta_k| >= B``); switch
   ``sqrt(p^2 + p'^2) <= sqrt(2) B``: ``2 B``;
@@ -85,9 +93,9 @@ model): the old arm's block loses ``f(x, b)`` and the new arm's gains ``f(x', b'
   C^2``;
 * ``counts`` ``sqrt 2``, clipping counts 1 (:mod:`~dpbandit.agents.batched.gaussian`).
 
-Every quantity carried from batch to batch (weights, sums, the residual sums, the discounted loss
-difference, clips, centres, both estimates) is a function of the releases and public inputs (batch sizes,
-clips, the declared range) only.
+Every quantity carried from batch to batch (weights, sums, the residual sums, the discounted losses, clips,
+centres, the portfolio's slopes and offsets, the candidate in play) is a function of the releases and public
+inputs (batch sizes, clips, the declared range) only.
 """
 
 from __future__ import annotations
@@ -112,11 +120,14 @@ DENOMINATOR_FLOOR = 0.3
 #: there is one (0.08 -> 0.03: no difference beyond the seeds' noise, docs/batched_agents.md), else from
 #: ``moments`` (from ``moments`` in the pooled layout: digits at T = 10^4, 10 seeds, accuracy 0.47 against 0.49).
 PREDICTIONS_SHARE = 0.05
-#: Weight of a batch's released loss difference per later batch [Fill]: later estimates matter more.
+#: Weight of a batch's released losses per later batch [Fill]: later estimates matter more.
 SELECTION_DECAY = 0.5
-#: The screened estimate is played once its loss is below the dense one's by this many noise std [Fill]: the
+#: Another candidate is played once its loss is below the dense one's by this many noise std [Fill]: the
 #: dense ridge is the better default on dense and real data, and not worse on sparse data in low ``d``.
 SELECTION_MARGIN = 2.0
+#: The pooled layout's portfolio (issue 29 item 3), in order of preference on ties: the dense ridge, the
+#: screened sparse estimate, a per-arm constant (best-arm play; not with one model).
+CANDIDATES = ("dense", "sparse", "constant")
 #: Quantile the reward clip tracks with noise off (no noise to trade the clip's bias against) [Fill]: at the
 #: median, clipped rewards shrank the slopes by half on ``LinearBandit-v0``. With the noise-off schedule
 #: below, noise-off regret on the learning suite went from 3.04x to 1.38x LinUCB's on S4 and from 1.93x to
@@ -166,7 +177,8 @@ class PrivateAgent(GaussianBatchedAgent):
         reward_range: declared ``(low, high)`` of the rewards, both finite (sets the centre and first clip).
         second_moments: ``"pooled"``, ``"gram"``, ``"diag"`` or ``"none"`` (default: the public rule of
             :meth:`_second_moments`).
-        estimator: the pooled layout's estimate played, ``"dense"`` or ``"sparse"`` (default ``None``: chosen
+        estimator: the pooled layout's candidate played, ``"dense"``, ``"sparse"`` or ``"constant"`` (the per-arm
+            constant, more than one model) (default ``None``: chosen
             from the released loss difference; a fixed choice drops that block).
         fdr: Benjamini-Hochberg level of the coordinate screen (diagonal and isotropic layouts).
         intercept: per-model intercepts: ``"joint"`` (least squares on ``(1, x)``; ``True``), ``"backfit"``
@@ -196,7 +208,7 @@ class PrivateAgent(GaussianBatchedAgent):
         estimator: str | None = None,
         **kwargs: Any,
     ) -> None:
-        dim = _validate.integer(dim=dim, minimum=1)
+        n_arms, dim = _validate.integer(n_arms=n_arms, minimum=1), _validate.integer(dim=dim, minimum=1)
         self.fdr = _validate.probability(fdr=fdr)
         self.exploration = _validate.nonnegative(exploration=exploration)
         #: Scale of the Thompson perturbation by one prior round's posterior spread (module docstring).
@@ -205,7 +217,12 @@ class PrivateAgent(GaussianBatchedAgent):
             else prior_exploration))
         #: The pooled layout's estimate played: ``"dense"``, ``"sparse"``, or ``None``: chosen privately.
         self.estimator = (None if estimator is None
-                          else _validate.one_of(("dense", "sparse"), estimator=estimator))
+                          else _validate.one_of(("dense", "sparse", "constant"), estimator=estimator))
+        #: The pooled layout's portfolio, in order of preference on ties (a per-arm constant needs arms).
+        self.candidates = CANDIDATES if self.observation_model == "shared" and n_arms > 1 else CANDIDATES[:2]
+        if self.estimator not in (None, *self.candidates):
+            raise ValueError(f"Expected estimator in {self.candidates} with one model (per-arm features: every "
+                             f"arm shares one model, so a per-arm constant is not one), got {self.estimator!r}.")
         if second_moments is None:
             second_moments = self._second_moments(n_arms, dim, horizon, kwargs)
         #: ``"pooled"`` (one pooled Gram), ``"gram"`` (per-model Grams), ``"diag"`` (pooled diagonal),
@@ -258,16 +275,19 @@ class PrivateAgent(GaussianBatchedAgent):
             "n": np.zeros(K), "xr": np.zeros((K, d)), "x": np.zeros((K, d)), "r": np.zeros(K),
             "rr": np.zeros(K), "b": np.zeros(K),
             "second": np.zeros((d, d) if self.pooled else (K, d, d) if self.full_gram else d),
-            "selection": 0.0, "residuals": np.zeros(K),
+            "selection": np.zeros(len(self.candidates)), "residuals": np.zeros(K),
         }
         self._noise_var = dict.fromkeys(("xr", "x", "r", "second", "n", "p"), 0.0)
-        self._selection_var = 0.0  # noise variance of the decayed loss difference
+        self._selection_var = 0.0  # noise variance of each discounted loss
         self._total = 0.0  # sum_l w_l n_l
         self._scale = 0.0  # sum_l w_l n_l C_l^2 / d: the isotropic second moment ("none")
         self._total_sq = 0.0  # sum_l w_l^2 n_l: sampling variances of weighted means scale with it
         self.intercept = np.zeros(K)  #: rbar_k - theta_k^T xbar_k
-        #: The pooled layout's two estimates: ridge on every coordinate, and screened on the diagonal.
-        self.estimates = {"dense": np.zeros((K, d)), "sparse": np.zeros((K, d))}
+        #: The pooled layout's portfolio of slopes: ridge on every coordinate, screened on the diagonal, and
+        #: zero (the per-arm constant); with their offsets, each model's prediction of ``r - c_k`` at ``x = 0``.
+        self.estimates = {name: np.zeros((K, d)) for name in self.candidates}
+        self._offsets = {name: np.zeros(K) for name in self.candidates}
+        self.played = self.estimator or "dense"  #: the candidate in play
         self._score_sd = np.zeros(K)  # std of the intercept
         #: Per model, the slope's covariance ``V diag(spread) V^T`` as ``(V, spread)`` (``V`` None: the axes),
         #: and ``(V, prior)``, the part of one prior round of reward variance ``B^2 / 4`` alone.
@@ -324,7 +344,7 @@ class PrivateAgent(GaussianBatchedAgent):
         self._rewards, self._squares = np.zeros(K), np.zeros(K)
         self._second = np.zeros((d, d) if self.pooled else (K, d, d) if self.full_gram
                                 else d if self.second_moments == "diag" else 0)
-        self._selection = np.zeros(1 if self.selecting else 0)
+        self._selection = np.zeros(len(self.candidates) if self.selecting else 0)
 
     def _accumulate(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
         onehot = (models[None, :] == np.arange(self.n_models)[:, None]).astype(float)  # (K, m)
@@ -335,11 +355,11 @@ class PrivateAgent(GaussianBatchedAgent):
             self._predictions += onehot @ np.clip(np.einsum("md,md->m", rows, self.theta[models]), -B, B)
         self._rewards += onehot @ rewards
         self._squares += onehot @ rewards**2
-        if self.selecting:  # screened loss less dense loss, predictions clipped to [-B, B]
+        if self.selecting:  # each candidate's squared loss, predictions clipped to [-B, B]
             B = self.clipping.reward_clip
-            sparse, dense = (np.clip(np.einsum("md,md->m", rows, self.estimates[name][models]), -B, B)
-                             for name in ("sparse", "dense"))
-            self._selection += np.sum((rewards - sparse) ** 2 - (rewards - dense) ** 2)
+            for j, name in enumerate(self.candidates):
+                slope = np.einsum("md,md->m", rows, self.estimates[name][models])
+                self._selection[j] += np.sum((rewards - np.clip(slope + self._offsets[name][models], -B, B)) ** 2)
         if self.second_moments == "diag":
             self._second += np.einsum("ij,ij->j", rows, rows)
         elif self.pooled:
@@ -363,7 +383,8 @@ class PrivateAgent(GaussianBatchedAgent):
         C, B = self.clipping.context_clip, self.clipping.reward_clip
         values = {
             "moments": 2.0 * C * B, "sums": 2.0 * C, "rewards": 2.0 * B, "predictions": 2.0 * B,
-            "squares": (math.sqrt(2.0) if self.n_models > 1 else 1.0) * B**2, "selection": 8.0 * B**2,
+            "squares": (math.sqrt(2.0) if self.n_models > 1 else 1.0) * B**2,
+            "selection": 4.0 * math.sqrt(len(self.candidates)) * B**2,
             self.second_moments: math.sqrt(2.0) * C**2,
         }
         return {name: values[name] for name in self.main_blocks}
@@ -420,7 +441,7 @@ class PrivateAgent(GaussianBatchedAgent):
             acc["b"] += w * released["rewards"]
         acc["rr"] += w * released["squares"]
         if self.selecting:  # the latest batches weigh most: the estimates improve from batch to batch
-            acc["selection"] = SELECTION_DECAY * acc["selection"] + float(released["selection"][0])
+            acc["selection"] = SELECTION_DECAY * acc["selection"] + released["selection"]
             self._selection_var = SELECTION_DECAY**2 * self._selection_var + sig["selection"] ** 2
         acc["second"] += w * second
         self._scale += w * n * C**2 / self.dim
@@ -509,10 +530,10 @@ class PrivateAgent(GaussianBatchedAgent):
             else:
                 theta[k] = self._screened(second, lam, X[k], Nr[k], target, noise)
                 posterior.append((None, noise / centred**2, rho**2 * B**2 / 4.0 / Nr[k] / centred))
-        if self.pooled:  # play the estimate whose released out-of-sample loss is smaller (ties: dense)
-            self.estimates = {"dense": theta, "sparse": sparse}
-            sparser = acc["selection"] < -SELECTION_MARGIN * math.sqrt(self._selection_var)
-            theta = self.estimates[self.estimator or ("sparse" if sparser else "dense")]
+        if self.pooled:  # the portfolio: play the candidate whose released out-of-sample loss is smallest
+            self.estimates = {"dense": theta, "sparse": sparse, "constant": np.zeros_like(theta)}
+            self.played = self.estimator or self._choice()
+            theta = self.estimates[self.played]
         self.theta = theta
         self._centre = X / Nr[:, None]
         self._posterior = posterior
@@ -528,11 +549,30 @@ class PrivateAgent(GaussianBatchedAgent):
                 # alone decide play for every user, and an arm's intercept (its precision on the rows it won)
                 # starves the arms that are still learning
                 self.intercept = intercept.mean() + kept * (intercept - intercept.mean())
-            return
-        self.intercept = self._shrink((R - np.einsum("kd,kd->k", theta, X)) / Nr, self._score_sd**2)
-        centres = self.intercept + np.einsum("kd,kd->k", theta, self._centre)  # each model's mean reward
-        if self.reward_range is None:  # a declared range keeps its midpoint (no clipping there)
-            self.centres = centres
+        else:
+            self.intercept = self._shrink((R - np.einsum("kd,kd->k", theta, X)) / Nr, self._score_sd**2)
+            centres = self.intercept + np.einsum("kd,kd->k", theta, self._centre)  # each model's mean reward
+            if self.reward_range is None:  # a declared range keeps its midpoint (no clipping there)
+                self.centres = centres
+        if self.pooled:
+            self._portfolio_offsets(self._shrink(R / Nr, self._score_sd**2))
+
+    def _choice(self) -> str:
+        """The candidate in play: the one whose discounted released loss is lowest, if it is below the dense
+        ridge's by more than ``SELECTION_MARGIN`` noise std of a difference of two losses; else the dense ridge."""
+        gains = self._acc["selection"][0] - self._acc["selection"]
+        gains[0] = SELECTION_MARGIN * math.sqrt(2.0 * self._selection_var)  # what a challenger must exceed
+        return self.candidates[int(np.argmax(gains))]  # ties: the first, the dense ridge
+
+    def _portfolio_offsets(self, means: np.ndarray) -> None:
+        """Each candidate's prediction of ``r - c_k`` at ``x = 0`` for the next batch's losses: the models'
+        intercepts for the slopes (0 for a line through the centre), the arms' released mean rewards ``means``
+        (shrunk as the intercepts) for the per-arm constant, which in play are the intercepts."""
+        slopes = (self.intercept - self.centres if self.with_intercept or "predictions" in self.main_blocks
+                  else np.zeros(self.n_models))
+        if self.played == "constant":
+            self.intercept = means
+        self._offsets = {"dense": slopes, "sparse": slopes, "constant": means - self.centres}
 
     def _discoveries(self, z: np.ndarray, tests: int | None = None) -> np.ndarray:
         """Benjamini-Hochberg at level ``fdr`` on two-sided normal p-values of ``z`` (``tests`` hypotheses,

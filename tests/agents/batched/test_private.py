@@ -33,8 +33,8 @@ def stated(agent, C: float, B: float) -> dict[str, float]:
         out[agent.second_moments] = math.sqrt(2) * C**2
     if switch:
         out["counts"] = math.sqrt(2)
-    if agent.selecting:  # a round's loss difference of the two estimates lies in [-4 B^2, 4 B^2]
-        out["selection"] = 8 * B**2
+    if agent.selecting:  # a round's loss of each candidate lies in [0, 4 B^2]: dense, sparse (and constant)
+        out["selection"] = 4 * math.sqrt(3 if switch else 2) * B**2
     return out
 
 
@@ -103,12 +103,17 @@ def test_sensitivities_hold_and_are_attained(cls, options) -> None:
     expected = stated(agent, C, B)
     # the slope in play (earlier releases) large along e_0: predictions at both ends of [-B, B]
     agent.theta = np.outer(np.ones(agent.n_models), np.eye(d)[0]) * 10.0
-    if agent.pooled:  # estimates that disagree along e_0, as earlier releases may make them
-        agent.estimates = {"dense": np.outer(np.ones(agent.n_models), np.eye(d)[0]) * 10.0,
-                           "sparse": np.outer(np.ones(agent.n_models), np.eye(d)[0]) * -10.0}
     rng = np.random.default_rng(1)
     rows = rng.normal(size=(12, d))
     models = rng.integers(agent.n_models, size=12)
+    if agent.pooled:  # a portfolio, as earlier releases may make it: every loss 0 on the first row, and 4 B^2
+        # when its context is reversed on another arm (slopes along e_0, constants at the range's ends)
+        agent.estimates = {"dense": np.outer(np.ones(agent.n_models), np.eye(d)[0]) * 10.0,
+                           "sparse": np.outer(np.ones(agent.n_models), np.eye(d)[0]) * 5.0,
+                           "constant": np.zeros((agent.n_models, d))}
+        ends = np.where(np.arange(agent.n_models) == models[0], 10.0, -10.0)
+        agent._offsets = {"dense": np.zeros(agent.n_models), "sparse": np.zeros(agent.n_models),
+                          "constant": ends}
     rewards = c + rng.uniform(-B, B, size=12)
     rows[0] = 0.0
     rows[0, 0] = 10.0  # norm above C on one axis, reward at the top of the range
@@ -262,6 +267,7 @@ def test_second_moment_rule_and_registry() -> None:
     ({"second_moments": "full"}, "second_moments"),
     ({"fdr": 0.0}, "fdr"),
     ({"exploration": -1.0}, "exploration"),
+    ({"estimator": "ridge"}, "estimator"),
     ({"prior_exploration": -0.1}, "prior_exploration"),
     ({"intercept": "mean"}, "intercept"),
     ({"epsilon": 0.0}, "epsilon"),
@@ -271,9 +277,10 @@ def test_bad_inputs_are_named(options, match) -> None:
         PrivateAgent(3, 4, rng=np.random.default_rng(0), horizon=100, **options)
 
 
-def test_the_pooled_layout_plays_the_estimate_with_the_smaller_released_loss() -> None:
-    """The released loss difference (screened less dense, later batches weighted most) picks the estimate
-    played; ``estimator=`` overrides it; both estimates differ on a sparse problem."""
+def test_the_pooled_layout_plays_the_candidate_with_the_smallest_released_loss() -> None:
+    """The released losses (later batches weighted most) pick the candidate played, a challenger only when it
+    beats the dense ridge by the margin; ``estimator=`` overrides it; the estimates differ on a sparse
+    problem; the per-arm constant plays the arm with the largest released mean for every user."""
     T = 2_000
     block = rounds("dpbandit/HDBSection54-v0", T)
     K, d = block.rewards.shape[1], block.observations.shape[-1]
@@ -281,12 +288,25 @@ def test_the_pooled_layout_plays_the_estimate_with_the_smaller_released_loss() -
     agent.play_block(block.observations, block.rewards)
     dense, sparse = agent.estimates["dense"], agent.estimates["sparse"]
     assert not np.allclose(dense, sparse) and np.count_nonzero(sparse) < np.count_nonzero(dense)
-    for loss_difference, chosen in ((-1.0, "sparse"), (1.0, "dense"), (0.0, "dense")):
-        agent._acc["selection"] = loss_difference
+    for losses, chosen in (((0.0, -1.0, 0.0), "sparse"), ((0.0, 1.0, 1.0), "dense"), ((0.0, 0.0, 0.0), "dense"),
+                           ((0.0, -1.0, -2.0), "constant"), ((0.0, -2.0, -1.0), "sparse")):
+        agent._acc["selection"] = np.array(losses)
         agent._estimate()
-        assert agent.theta is agent.estimates[chosen]
+        assert agent.played == chosen and agent.theta is agent.estimates[chosen]
+    agent._selection_var = 1.0  # a challenger must now beat the dense loss by 2 sqrt(2) = 2.83
+    for losses, chosen in (((0.0, -2.8, 0.0), "dense"), ((0.0, -2.9, 0.0), "sparse")):
+        agent._acc["selection"] = np.array(losses)
+        agent._estimate()
+        assert agent.played == chosen
+    agent._acc["selection"] = np.array((0.0, 0.0, -5.0))
+    agent._estimate()
+    assert agent.played == "constant" and not np.any(agent.theta)
+    best = int(np.argmax(agent.intercept))
+    agent.prior_exploration = 0.0  # noise off explores by default
+    assert np.all(agent.scores(block.observations[:50]).argmax(axis=1) == best)
+    assert np.unique(agent.intercept).size == K  # the arms' released means, not one common value
     agent.estimator = "sparse"
-    agent._acc["selection"] = 1.0
+    agent._acc["selection"] = np.array((1.0, 2.0, 0.0))
     agent._estimate()
     assert agent.theta is agent.estimates["sparse"]
 
@@ -337,11 +357,13 @@ def test_declared_range_represents_each_arms_base_rate() -> None:
     """Issue 29 item 1: classes that the contexts do not predict, priors 0.7 / 0.2 / 0.1, rewards in {0, 1}.
     With the declared range every model is centred at 0.5; without intercepts each arm's model is a line
     through the origin there and the base rates are lost (about uniform guessing), with the backfitted
-    intercepts (the default) mostly the majority class (2 seeds: 0.63 against 0.29 without)."""
+    intercepts (the default) mostly the majority class (2 seeds: 0.63 against 0.29 without). Without intercepts
+    the portfolio's per-arm constant (best-arm play) recovers it too (0.65), unless the dense ridge is fixed."""
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((3_000, 6)), rng.choice(3, size=3_000, p=[0.7, 0.2, 0.1])
-    agents = {"private": PrivateAgent, "none": functools.partial(PrivateAgent, intercept="none")}
+    agents = {"private": PrivateAgent, "none": functools.partial(PrivateAgent, intercept="none"),
+              "dense": functools.partial(PrivateAgent, intercept="none", estimator="dense")}
     df = run("dpbandit/Classification-v0", agents, n_seeds=2, horizon=10_000, env_kwargs={"X": X, "y": y},
              progress=False)
     accuracy = df[df.step == 10_000].groupby("agent")["cumulative_reward"].mean() / 10_000
-    assert accuracy["private"] > 0.6 > 0.4 > accuracy["none"]
+    assert min(accuracy["private"], accuracy["none"]) > 0.6 > 0.4 > accuracy["dense"], accuracy
