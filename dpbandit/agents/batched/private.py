@@ -16,8 +16,9 @@ B)`` (``c_k`` the public centre of model ``k``), each batch releases:
 * with the pooled Gram, ``selection`` (issue 29 item 3: a portfolio chosen privately): each candidate's
   squared loss ``sum (b - clip(o_k + x^T theta_k, -B, B))^2`` on the batch's own rounds, slopes ``theta`` and
   offsets ``o`` from earlier releases: the dense ridge, the screened estimate (offsets: the models'
-  intercepts less their centres, 0 without intercepts) and, with more than one model, the per-arm constant
-  (slope 0, offset the arm's released mean reward less its centre: best-arm play);
+  intercepts less their centres, 0 without intercepts) and, where ``candidates=`` asks for it (not by
+  default: ``DEFAULT_CANDIDATES``), the per-arm constant (slope 0, offset the arm's released mean reward less
+  its centre: best-arm play);
 * with backfitted intercepts (the default under a declared reward range, disjoint model), ``predictions``
   per model: ``sum clip(x^T theta_k, -B, B)``, the slope in play (from earlier releases) on the model's rows.
 
@@ -79,7 +80,7 @@ model): the old arm's block loses ``f(x, b)`` and the new arm's gains ``f(x', b'
 * ``gram`` (per model): same ``||x x^T - x' x'^T||_F^2 = ||x||^4 + ||x'||^4 - 2 (x.x')^2 <= 2 C^4``, and an
   upper triangle is no larger; switch ``sqrt(||x||^4 + ||x'||^4)``: ``sqrt(2) C^2``;
 * ``pooled`` (one row changes whatever the arm): ``||x x^T - x' x'^T||_F <= sqrt(2) C^2`` as for ``gram``;
-* ``selection`` (one loss per candidate, ``M`` of them: 3, or 2 with one model): a round's loss ``(b -
+* ``selection`` (one loss per candidate, ``M`` of them: 2 by default, 3 with the constant): a round's loss ``(b -
   p_m)^2`` lies in ``[0, 4 B^2]`` for each (``b`` and each clipped prediction in ``[-B, B]``; slopes and
   offsets are functions of earlier releases, whichever arm the round plays), so each entry moves by at most
   ``4 B^2``: ``4 sqrt(M) B^2``, attained when every prediction is ``-B`` for ``b = B`` and the replacing round
@@ -128,6 +129,11 @@ SELECTION_MARGIN = 2.0
 #: The pooled layout's portfolio (issue 29 item 3), in order of preference on ties: the dense ridge, the
 #: screened sparse estimate, a per-arm constant (best-arm play; not with one model).
 CANDIDATES = ("dense", "sparse", "constant")
+#: The default portfolio [Fill; measured, docs/batched_agents.md]: with the per-arm constant, early batches
+#: (the slopes still noise) chose it, and its play, every user on one arm, starved the other arms' slopes
+#: (digits at T = 10^4, 5 seeds, root 2911: accuracy 0.47 -> 0.41, two seeds at 0.26 and 0.28; item-1
+#: imbalanced 0.592 -> 0.578).
+DEFAULT_CANDIDATES = ("dense", "sparse")
 #: Quantile the reward clip tracks with noise off (no noise to trade the clip's bias against) [Fill]: at the
 #: median, clipped rewards shrank the slopes by half on ``LinearBandit-v0``. With the noise-off schedule
 #: below, noise-off regret on the learning suite went from 3.04x to 1.38x LinUCB's on S4 and from 1.93x to
@@ -178,8 +184,10 @@ class PrivateAgent(GaussianBatchedAgent):
         second_moments: ``"pooled"``, ``"gram"``, ``"diag"`` or ``"none"`` (default: the public rule of
             :meth:`_second_moments`).
         estimator: the pooled layout's candidate played, ``"dense"``, ``"sparse"`` or ``"constant"`` (the per-arm
-            constant, more than one model) (default ``None``: chosen
-            from the released loss difference; a fixed choice drops that block).
+            constant, more than one model) (default ``None``: chosen among ``candidates`` from their released
+            losses; a fixed choice drops that block).
+        candidates: the portfolio the pooled layout chooses from, names of ``CANDIDATES`` with ``"dense"``
+            among them (default ``DEFAULT_CANDIDATES``, dense and sparse; ``"constant"`` adds best-arm play).
         fdr: Benjamini-Hochberg level of the coordinate screen (diagonal and isotropic layouts).
         intercept: per-model intercepts: ``"joint"`` (least squares on ``(1, x)``; ``True``), ``"backfit"``
             (each model's mean residual of its slope; the ``predictions`` block) or ``"none"`` (``False``);
@@ -206,6 +214,7 @@ class PrivateAgent(GaussianBatchedAgent):
         exploration: float = 0.0,
         prior_exploration: float | None = None,
         estimator: str | None = None,
+        candidates: tuple[str, ...] | None = None,
         **kwargs: Any,
     ) -> None:
         n_arms, dim = _validate.integer(n_arms=n_arms, minimum=1), _validate.integer(dim=dim, minimum=1)
@@ -215,14 +224,19 @@ class PrivateAgent(GaussianBatchedAgent):
         self.prior_exploration = _validate.nonnegative(prior_exploration=(
             (0.0 if kwargs.get("noise", True) else NOISE_OFF_PRIOR_EXPLORATION) if prior_exploration is None
             else prior_exploration))
-        #: The pooled layout's estimate played: ``"dense"``, ``"sparse"``, or ``None``: chosen privately.
-        self.estimator = (None if estimator is None
-                          else _validate.one_of(("dense", "sparse", "constant"), estimator=estimator))
-        #: The pooled layout's portfolio, in order of preference on ties (a per-arm constant needs arms).
-        self.candidates = CANDIDATES if self.observation_model == "shared" and n_arms > 1 else CANDIDATES[:2]
-        if self.estimator not in (None, *self.candidates):
-            raise ValueError(f"Expected estimator in {self.candidates} with one model (per-arm features: every "
-                             f"arm shares one model, so a per-arm constant is not one), got {self.estimator!r}.")
+        #: The pooled layout's estimate played: ``"dense"``, ``"sparse"``, ``"constant"``, or ``None``: chosen
+        #: privately among ``candidates``.
+        self.estimator = None if estimator is None else _validate.one_of(CANDIDATES, estimator=estimator)
+        names = DEFAULT_CANDIDATES if candidates is None else candidates
+        if (not isinstance(names, (tuple, list)) or "dense" not in names or len(set(names)) != len(names)
+                or not set(names) <= set(CANDIDATES)):
+            raise ValueError(f"Expected candidates to be distinct names among {CANDIDATES}, 'dense' one of them, "
+                             f"got {candidates!r}.")
+        if "constant" in (*names, estimator) and (self.observation_model != "shared" or n_arms < 2):
+            raise ValueError("Expected no 'constant' in candidates or estimator with one model (per-arm features "
+                             "share one model: a per-arm constant is not one).")
+        #: The pooled layout's portfolio, in order of preference on ties.
+        self.candidates = tuple(name for name in CANDIDATES if name in names)
         if second_moments is None:
             second_moments = self._second_moments(n_arms, dim, horizon, kwargs)
         #: ``"pooled"`` (one pooled Gram), ``"gram"`` (per-model Grams), ``"diag"`` (pooled diagonal),
@@ -659,6 +673,7 @@ class PrivateAgent(GaussianBatchedAgent):
         return {
             **super().params, "reward_range": self.reward_range, "second_moments": self.second_moments,
             "fdr": self.fdr, "exploration": self.exploration, "prior_exploration": self.prior_exploration,
+            "candidates": self.candidates,
         }
 
 

@@ -13,7 +13,7 @@ import pytest
 from batched_helpers import Recorder, assert_scale, rounds, statistics
 
 from dpbandit.agents import agent_class
-from dpbandit.agents.batched.private import PrivateAgent, PrivateAgentPerArm
+from dpbandit.agents.batched.private import CANDIDATES, PrivateAgent, PrivateAgentPerArm
 from dpbandit.agents.uniform import RandomAgent, RandomPerArmAgent
 from dpbandit.harness import run
 from dpbandit.privacy import accounting
@@ -34,7 +34,7 @@ def stated(agent, C: float, B: float) -> dict[str, float]:
     if switch:
         out["counts"] = math.sqrt(2)
     if agent.selecting:  # a round's loss of each candidate lies in [0, 4 B^2]: dense, sparse (and constant)
-        out["selection"] = 4 * math.sqrt(3 if switch else 2) * B**2
+        out["selection"] = 4 * math.sqrt(len(agent.candidates)) * B**2
     return out
 
 
@@ -46,6 +46,7 @@ CONFIGS = [  # (class, env id, env options, agent options): every release layout
      {"reward_range": (0.0, 1.0), "second_moments": "none", "intercept": True}),
     (PrivateAgentPerArm, "dpbandit/PerArmLinearBandit-v0", {}, {"reward_range": (-2.0, 2.0)}),
     (PrivateAgent, "dpbandit/LogisticBandit-v0", {}, {"reward_range": (0.0, 1.0)}),  # backfitted intercepts
+    (PrivateAgent, "dpbandit/LogisticBandit-v0", {}, {"reward_range": (0.0, 1.0), "candidates": CANDIDATES}),
 ]
 
 
@@ -85,6 +86,8 @@ def test_drawn_noise_matches_an_independent_calibration(cls, env_id, env, option
 @pytest.mark.parametrize(("cls", "options"), [
     (PrivateAgent, {}),
     (PrivateAgent, {"reward_range": (-1.0, 1.0)}),  # backfitted intercepts: the predictions block
+    (PrivateAgent, {"candidates": CANDIDATES}),  # the per-arm constant in the portfolio
+    (PrivateAgent, {"reward_range": (-1.0, 1.0), "candidates": CANDIDATES}),
     (PrivateAgent, {"reward_range": (-1.0, 1.0), "second_moments": "pooled", "intercept": True}),
     (PrivateAgentPerArm, {"second_moments": "pooled"}),
     (PrivateAgent, {"reward_range": (-1.0, 1.0), "second_moments": "gram", "intercept": True}),
@@ -268,6 +271,9 @@ def test_second_moment_rule_and_registry() -> None:
     ({"fdr": 0.0}, "fdr"),
     ({"exploration": -1.0}, "exploration"),
     ({"estimator": "ridge"}, "estimator"),
+    ({"candidates": ("sparse", "constant")}, "candidates"),
+    ({"candidates": ("dense", "dense")}, "candidates"),
+    ({"candidates": "dense"}, "candidates"),
     ({"prior_exploration": -0.1}, "prior_exploration"),
     ({"intercept": "mean"}, "intercept"),
     ({"epsilon": 0.0}, "epsilon"),
@@ -284,7 +290,8 @@ def test_the_pooled_layout_plays_the_candidate_with_the_smallest_released_loss()
     T = 2_000
     block = rounds("dpbandit/HDBSection54-v0", T)
     K, d = block.rewards.shape[1], block.observations.shape[-1]
-    agent = PrivateAgent(K, d, rng=np.random.default_rng(0), horizon=T, second_moments="pooled", noise=False)
+    agent = PrivateAgent(K, d, rng=np.random.default_rng(0), horizon=T, second_moments="pooled", noise=False,
+                         candidates=CANDIDATES)
     agent.play_block(block.observations, block.rewards)
     dense, sparse = agent.estimates["dense"], agent.estimates["sparse"]
     assert not np.allclose(dense, sparse) and np.count_nonzero(sparse) < np.count_nonzero(dense)
@@ -358,12 +365,13 @@ def test_declared_range_represents_each_arms_base_rate() -> None:
     With the declared range every model is centred at 0.5; without intercepts each arm's model is a line
     through the origin there and the base rates are lost (about uniform guessing), with the backfitted
     intercepts (the default) mostly the majority class (2 seeds: 0.63 against 0.29 without). Without intercepts
-    the portfolio's per-arm constant (best-arm play) recovers it too (0.65), unless the dense ridge is fixed."""
+    a per-arm constant in the portfolio (best-arm play) recovers it too (0.65)."""
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((3_000, 6)), rng.choice(3, size=3_000, p=[0.7, 0.2, 0.1])
-    agents = {"private": PrivateAgent, "none": functools.partial(PrivateAgent, intercept="none"),
-              "dense": functools.partial(PrivateAgent, intercept="none", estimator="dense")}
+    agents = {"private": PrivateAgent, "constant": functools.partial(PrivateAgent, intercept="none",
+                                                                       candidates=CANDIDATES),
+              "none": functools.partial(PrivateAgent, intercept="none")}
     df = run("dpbandit/Classification-v0", agents, n_seeds=2, horizon=10_000, env_kwargs={"X": X, "y": y},
              progress=False)
     accuracy = df[df.step == 10_000].groupby("agent")["cumulative_reward"].mean() / 10_000
-    assert min(accuracy["private"], accuracy["none"]) > 0.6 > 0.4 > accuracy["dense"], accuracy
+    assert min(accuracy["private"], accuracy["constant"]) > 0.6 > 0.4 > accuracy["none"], accuracy
