@@ -777,8 +777,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "private-portfolio-predictions-unclipped",
         "dpbandit/agents/batched/private.py",
-        "np.sum((rewards - np.clip(slope + self._offsets[name][models], -B, B)) ** 2)",
-        "np.sum((rewards - slope - self._offsets[name][models]) ** 2)",
+        "predicted = np.clip(slope + self._offsets[name][models], -B, B)",
+        "predicted = slope + self._offsets[name][models]",
         PRIVATE,
     ),
     Mutant(

@@ -35,7 +35,8 @@ unless another candidate's released loss, each discounted by ``SELECTION_DECAY``
 dense one's by more than ``SELECTION_MARGIN`` noise std of a difference of two released losses (then the
 lowest; ``estimator=`` fixes the choice and drops the block); the per-arm constant plays each arm's released
 mean reward, shrunk as the intercepts, for every user. The diagonal layouts play the screened one. With
-``intercept=True`` (the default with noise off only) least squares on ``(1, x)``: the slope solves ``(S + lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the
+``intercept=True`` (the default with noise off only) least squares on ``(1, x)``: the slope solves ``(S +
+lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the
 intercept; ``N' = N + 2 s_N + 1`` round, ``s_N`` the count noise; Sherman-Morrison on a diagonal ``S``), with
 the ``sums`` block and the intercepts shrunk towards their common mean by an empirical-Bayes factor; otherwise
 a line through the origin per model, fitted to rewards centred at the declared midpoint or the pooled released
@@ -47,9 +48,10 @@ shrunk by the same empirical-Bayes factor and then, around their mean, by the ri
 of the model's slope ``mean_j S_jj / (S_jj + lambda)``: un-shrunk, they decided play alone wherever the noise
 shrinks every slope, and an arm's intercept (its precision on the rows it won) starved the arms still
 learning (digits at T = 10^4: accuracy 0.33 against 0.49). Play is greedy on ``intercept_k + x^T theta_k``;
-``exploration > 0`` perturbs each score by that many of its posterior standard errors (Thompson sampling: the
-slope's covariance ``V diag(spread) V^T`` from the ridge's eigenvectors where a Gram is kept, the fit's residual
-variance times ``(S + lambda I)^{-1}`` plus the released noise through its square; the diagonal elsewhere);
+``exploration > 0`` perturbs each score by that many of its posterior standard errors (Thompson sampling:
+the slope's covariance ``V diag(spread) V^T`` from the ridge's eigenvectors where a Gram is kept, the fit's
+residual variance times ``(S + lambda I)^{-1}`` plus the released noise through its square; the diagonal
+elsewhere);
 ``prior_exploration > 0`` by that many standard errors of one prior round of reward variance ``B^2 / 4`` alone
 (``(rho B^2 / 4 N') rho (S + lambda I)^{-1}``: large for a model without data, fading as ``1 / N``; default
 0.7 with noise off, where greedy play starved arms whose first estimates lost, else 0). Either depends on the
@@ -80,12 +82,12 @@ model): the old arm's block loses ``f(x, b)`` and the new arm's gains ``f(x', b'
 * ``gram`` (per model): same ``||x x^T - x' x'^T||_F^2 = ||x||^4 + ||x'||^4 - 2 (x.x')^2 <= 2 C^4``, and an
   upper triangle is no larger; switch ``sqrt(||x||^4 + ||x'||^4)``: ``sqrt(2) C^2``;
 * ``pooled`` (one row changes whatever the arm): ``||x x^T - x' x'^T||_F <= sqrt(2) C^2`` as for ``gram``;
-* ``selection`` (one loss per candidate, ``M`` of them: 2 by default, 3 with the constant): a round's loss ``(b -
-  p_m)^2`` lies in ``[0, 4 B^2]`` for each (``b`` and each clipped prediction in ``[-B, B]``; slopes and
-  offsets are functions of earlier releases, whichever arm the round plays), so each entry moves by at most
-  ``4 B^2``: ``4 sqrt(M) B^2``, attained when every prediction is ``-B`` for ``b = B`` and the replacing round
-  is predicted exactly by every candidate. (The earlier single difference, two candidates, had ``8 B^2``; the
-  difference of two released losses has the same noise, ``sqrt(2) 4 sqrt(2) B^2``, at ``M = 2``.);
+* ``selection`` (one loss per candidate, ``M`` of them: 2 by default, 3 with the constant): a round's loss
+  ``(b - p_m)^2`` lies in ``[0, 4 B^2]`` for each (``b`` and each clipped prediction in ``[-B, B]``; slopes
+  and offsets are functions of earlier releases, whichever arm the round plays), so each entry moves by at
+  most ``4 B^2``: ``4 sqrt(M) B^2``, attained when every prediction is ``-B`` for ``b = B`` and the replacing
+  round is predicted exactly by every candidate. (The earlier single difference, two candidates, had ``8
+  B^2``; the difference of two released losses has the same noise, ``sqrt(2) 4 sqrt(2) B^2``, at ``M = 2``.);
 * ``predictions`` (per model): a round's ``p = clip(x^T theta_k, -B, B)`` lies in ``[-B, B]`` (``theta_k``
   from earlier releases): same ``|p - p'| <= 2 B`` (``x' = -x`` with ``|x^T theta_k| >= B``); switch
   ``sqrt(p^2 + p'^2) <= sqrt(2) B``: ``2 B``;
@@ -183,9 +185,9 @@ class PrivateAgent(GaussianBatchedAgent):
         reward_range: declared ``(low, high)`` of the rewards, both finite (sets the centre and first clip).
         second_moments: ``"pooled"``, ``"gram"``, ``"diag"`` or ``"none"`` (default: the public rule of
             :meth:`_second_moments`).
-        estimator: the pooled layout's candidate played, ``"dense"``, ``"sparse"`` or ``"constant"`` (the per-arm
-            constant, more than one model) (default ``None``: chosen among ``candidates`` from their released
-            losses; a fixed choice drops that block).
+        estimator: the pooled layout's candidate played, ``"dense"``, ``"sparse"`` or ``"constant"`` (the
+            per-arm constant, more than one model) (default ``None``: chosen among ``candidates`` from their
+            released losses; a fixed choice drops that block).
         candidates: the portfolio the pooled layout chooses from, names of ``CANDIDATES`` with ``"dense"``
             among them (default ``DEFAULT_CANDIDATES``, dense and sparse; ``"constant"`` adds best-arm play).
         fdr: Benjamini-Hochberg level of the coordinate screen (diagonal and isotropic layouts).
@@ -230,11 +232,11 @@ class PrivateAgent(GaussianBatchedAgent):
         names = DEFAULT_CANDIDATES if candidates is None else candidates
         if (not isinstance(names, (tuple, list)) or "dense" not in names or len(set(names)) != len(names)
                 or not set(names) <= set(CANDIDATES)):
-            raise ValueError(f"Expected candidates to be distinct names among {CANDIDATES}, 'dense' one of them, "
-                             f"got {candidates!r}.")
+            raise ValueError(f"Expected candidates to be distinct names among {CANDIDATES}, 'dense' one of "
+                             f"them, got {candidates!r}.")
         if "constant" in (*names, estimator) and (self.observation_model != "shared" or n_arms < 2):
-            raise ValueError("Expected no 'constant' in candidates or estimator with one model (per-arm features "
-                             "share one model: a per-arm constant is not one).")
+            raise ValueError("Expected no 'constant' in candidates or estimator with one model (per-arm "
+                             "features share one model: a per-arm constant is not one).")
         #: The pooled layout's portfolio, in order of preference on ties.
         self.candidates = tuple(name for name in CANDIDATES if name in names)
         if second_moments is None:
@@ -298,7 +300,8 @@ class PrivateAgent(GaussianBatchedAgent):
         self._total_sq = 0.0  # sum_l w_l^2 n_l: sampling variances of weighted means scale with it
         self.intercept = np.zeros(K)  #: rbar_k - theta_k^T xbar_k
         #: The pooled layout's portfolio of slopes: ridge on every coordinate, screened on the diagonal, and
-        #: zero (the per-arm constant); with their offsets, each model's prediction of ``r - c_k`` at ``x = 0``.
+        #: zero (the per-arm constant); with their offsets, each model's prediction of ``r - c_k`` at
+        #: ``x = 0``.
         self.estimates = {name: np.zeros((K, d)) for name in self.candidates}
         self._offsets = {name: np.zeros(K) for name in self.candidates}
         self.played = self.estimator or "dense"  #: the candidate in play
@@ -373,7 +376,8 @@ class PrivateAgent(GaussianBatchedAgent):
             B = self.clipping.reward_clip
             for j, name in enumerate(self.candidates):
                 slope = np.einsum("md,md->m", rows, self.estimates[name][models])
-                self._selection[j] += np.sum((rewards - np.clip(slope + self._offsets[name][models], -B, B)) ** 2)
+                predicted = np.clip(slope + self._offsets[name][models], -B, B)
+                self._selection[j] += np.sum((rewards - predicted) ** 2)
         if self.second_moments == "diag":
             self._second += np.einsum("ij,ij->j", rows, rows)
         elif self.pooled:
@@ -531,11 +535,11 @@ class PrivateAgent(GaussianBatchedAgent):
                     second = share[k] * acc["second"] if self.pooled else acc["second"][k]
                     model_values, model_vectors = self._eigen(second, X[k], Nr[k])
                 theta[k] = model_vectors @ ((model_vectors.T @ target) / (model_values + lam))
-                # posterior covariance of that ridge: the fit's residual variance (the explained sum of squares
-                # theta^T target removed, one round of B^2 / 4 added so that a model without data is
-                # uncertain) times P, and the released noise through P^2
+                # posterior covariance of that ridge: the fit's residual variance (the explained sum of
+                # squares theta^T target removed) times P = (S + lam I)^{-1}, the released noise through P^2,
+                # and one prior round of variance B^2 / 4 times P (kept apart too: large without data, fading
+                # as 1 / N)
                 unexplained = max(var_r[k] * Nr[k] - float(theta[k] @ target), 0.0)
-                # and the part of one prior round of variance B^2 / 4 alone (large without data, fading as 1 / N)
                 prior = rho * B**2 / 4.0 / Nr[k] * rho / (model_values + lam)
                 spread = (unexplained / Nr[k] * rho / (model_values + lam) + prior
                           + released_noise / (model_values + lam) ** 2)
@@ -551,6 +555,8 @@ class PrivateAgent(GaussianBatchedAgent):
         self.theta = theta
         self._centre = X / Nr[:, None]
         self._posterior = posterior
+        # plus one round of reward variance (B^2 / 4) at the intercept ridge: a model without data is
+        # uncertain, not exact (with noise off its released sums are exactly 0)
         self._score_sd = np.sqrt(var_r * rho / Nr + nv["r"] / Nr**2 + rho * B**2 / (4.0 * Nr**2))
         if not self.with_intercept:
             if self.reward_range is None:  # the pooled mean (module docstring: not each model's own)
@@ -573,7 +579,8 @@ class PrivateAgent(GaussianBatchedAgent):
 
     def _choice(self) -> str:
         """The candidate in play: the one whose discounted released loss is lowest, if it is below the dense
-        ridge's by more than ``SELECTION_MARGIN`` noise std of a difference of two losses; else the dense ridge."""
+        ridge's by more than ``SELECTION_MARGIN`` noise std of a difference of two losses; else the dense
+        ridge."""
         gains = self._acc["selection"][0] - self._acc["selection"]
         gains[0] = SELECTION_MARGIN * math.sqrt(2.0 * self._selection_var)  # what a challenger must exceed
         return self.candidates[int(np.argmax(gains))]  # ties: the first, the dense ridge

@@ -177,10 +177,11 @@ def test_noise_off_prior_exploration_stops_arms_starving() -> None:
     it, 3 seeds)."""
     agents = {"greedy": functools.partial(PrivateAgent, noise=False, prior_exploration=0.0),
               "default": functools.partial(PrivateAgent, noise=False)}
-    assert PrivateAgent(12, 10, rng=np.random.default_rng(0), horizon=100, noise=False).prior_exploration == 0.7
-    assert PrivateAgent(12, 10, rng=np.random.default_rng(0), horizon=100).prior_exploration == 0.0
-    df = run("dpbandit/LinearBandit-v0", agents, n_seeds=3, horizon=3_000, env_kwargs={"n_arms": 12, "dim": 10},
-             progress=False, n_points=5)
+    rng = np.random.default_rng(0)
+    assert PrivateAgent(12, 10, rng=rng, horizon=100, noise=False).prior_exploration == 0.7
+    assert PrivateAgent(12, 10, rng=rng, horizon=100).prior_exploration == 0.0
+    df = run("dpbandit/LinearBandit-v0", agents, n_seeds=3, horizon=3_000,
+             env_kwargs={"n_arms": 12, "dim": 10}, progress=False, n_points=5)
     final = df.groupby(["agent", "seed"])["cumulative_regret"].last().unstack("agent")
     assert np.all(final["default"] < 0.7 * final["greedy"]), final
 
@@ -305,8 +306,9 @@ def test_the_pooled_layout_plays_the_candidate_with_the_smallest_released_loss()
     agent.play_block(block.observations, block.rewards)
     dense, sparse = agent.estimates["dense"], agent.estimates["sparse"]
     assert not np.allclose(dense, sparse) and np.count_nonzero(sparse) < np.count_nonzero(dense)
-    for losses, chosen in (((0.0, -1.0, 0.0), "sparse"), ((0.0, 1.0, 1.0), "dense"), ((0.0, 0.0, 0.0), "dense"),
-                           ((0.0, -1.0, -2.0), "constant"), ((0.0, -2.0, -1.0), "sparse")):
+    for losses, chosen in (((0.0, -1.0, 0.0), "sparse"), ((0.0, 1.0, 1.0), "dense"),
+                           ((0.0, 0.0, 0.0), "dense"), ((0.0, -1.0, -2.0), "constant"),
+                           ((0.0, -2.0, -1.0), "sparse")):
         agent._acc["selection"] = np.array(losses)
         agent._estimate()
         assert agent.played == chosen and agent.theta is agent.estimates[chosen]
@@ -375,8 +377,8 @@ def test_declared_range_represents_each_arms_base_rate() -> None:
     """Issue 29 item 1: classes that the contexts do not predict, priors 0.7 / 0.2 / 0.1, rewards in {0, 1}.
     With the declared range every model is centred at 0.5; without intercepts each arm's model is a line
     through the origin there and the base rates are lost (about uniform guessing), with the backfitted
-    intercepts (the default) mostly the majority class (2 seeds: 0.63 against 0.29 without). Without intercepts
-    a per-arm constant in the portfolio (best-arm play) recovers it too (0.65)."""
+    intercepts (the default) mostly the majority class (2 seeds: 0.63 against 0.29 without). Without
+    intercepts a per-arm constant in the portfolio (best-arm play) recovers it too (0.65)."""
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((3_000, 6)), rng.choice(3, size=3_000, p=[0.7, 0.2, 0.1])
     agents = {"private": PrivateAgent, "constant": functools.partial(PrivateAgent, intercept="none",
