@@ -650,15 +650,15 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "private-selection-sensitivity-halved",
         "dpbandit/agents/batched/private.py",
-        '"selection": 8.0 * B**2,',
+        '"selection": 4.0 * math.sqrt(len(self.candidates)) * B**2,',
         '"selection": 4.0 * B**2,',
         PRIVATE,
     ),
     Mutant(
         "private-selection-fed-exact-loss",
         "dpbandit/agents/batched/private.py",
-        'acc["selection"] = SELECTION_DECAY * acc["selection"] + float(released["selection"][0])',
-        'acc["selection"] = SELECTION_DECAY * acc["selection"] + float(self._selection[0])',
+        'acc["selection"] = SELECTION_DECAY * acc["selection"] + released["selection"]',
+        'acc["selection"] = SELECTION_DECAY * acc["selection"] + self._selection',
         POSTPROCESSING,
     ),
     Mutant(
@@ -801,6 +801,28 @@ MUTANTS: tuple[Mutant, ...] = (
         "dpbandit/agents/batched/private.py",
         'acc["residuals"] += w * (released["rewards"] + c * counts - released["predictions"])',
         'acc["residuals"] += w * (released["rewards"] + c * counts - self._predictions)',
+        POSTPROCESSING,
+    ),
+    Mutant(  # issue 29 item 3: the portfolio's losses, one per candidate
+        "private-portfolio-sensitivity-one-candidate",
+        "dpbandit/agents/batched/private.py",
+        '"selection": 4.0 * math.sqrt(len(self.candidates)) * B**2,',
+        '"selection": 4.0 * B**2,',
+        PRIVATE,
+    ),
+    Mutant(
+        "private-portfolio-predictions-unclipped",
+        "dpbandit/agents/batched/private.py",
+        "predicted = np.clip(slope + self._offsets[name][models], -B, B)",
+        "predicted = slope + self._offsets[name][models]",
+        PRIVATE,
+    ),
+    Mutant(
+        "private-portfolio-constant-from-exact-rewards",
+        "dpbandit/agents/batched/private.py",
+        "self._portfolio_offsets(self._shrink(R / Nr, self._score_sd**2))",
+        "self._portfolio_offsets(self._shrink(R / Nr + self._rewards / max(self.batch_size, 1), "
+        "self._score_sd**2))",
         POSTPROCESSING,
     ),
 )

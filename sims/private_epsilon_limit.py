@@ -2,7 +2,7 @@
 
 Regret (accuracy on classification data) of ``private`` at its defaults for epsilon in {1, 4, 16, 64} and with
 ``noise=False``, and LinUCB's, on Figure 5.1 (``dpbandit/HDBSection54-v0``), digits and the item-1 imbalanced
-data set (``sims/learning_suite.py``'s ``imbalanced_csv``), T = 10^4, paired seeds.
+data set (``dpbandit/ImbalancedClasses-v0``), T = 10^4, paired seeds.
 
 Usage: python sims/private_epsilon_limit.py [--seeds 3] [--root-seed 29]; writes results/private_epsilon_limit.md.
 """
@@ -19,7 +19,6 @@ import functools  # noqa: E402
 
 import pandas as pd  # noqa: E402
 from fig5_1 import RESULTS, command_line, markdown  # noqa: E402
-from learning_suite import IMBALANCED, imbalanced_csv  # noqa: E402
 
 from dpbandit.agents.batched.private import PrivateAgent  # noqa: E402
 from dpbandit.agents.linear import LinUCB  # noqa: E402
@@ -27,7 +26,7 @@ from dpbandit.harness import run  # noqa: E402
 
 EPSILONS = (1.0, 4.0, 16.0, 64.0)
 SETTINGS = {"Figure 5.1": ("dpbandit/HDBSection54-v0", {}), "digits": ("dpbandit/Digits-v0", {}),
-            "item-1 imbalanced": ("dpbandit/Classification-v0", IMBALANCED)}
+            "item-1 imbalanced": ("dpbandit/ImbalancedClasses-v0", {})}
 
 
 def main() -> None:
@@ -36,7 +35,6 @@ def main() -> None:
     parser.add_argument("--root-seed", type=int, default=29)
     parser.add_argument("--horizon", type=int, default=10_000)
     args = parser.parse_args()
-    imbalanced_csv()
     agents = {f"epsilon {e:g}": functools.partial(PrivateAgent, epsilon=e) for e in EPSILONS}
     agents |= {"noise off": functools.partial(PrivateAgent, noise=False), "LinUCB": LinUCB}
     rows = []

@@ -453,7 +453,7 @@ def _warn_undeclared_range(agents: Mapping[str, AgentFactory], spec: EnvDescript
             f"The environment declares no reward_range, so {', '.join(wanting)} must learn the rewards' "
             "centre and clip from noisy releases. If the rewards are bounded, declare "
             "env.unwrapped.reward_range = (low, high) (or pass reward_range= to the agent): on a {0, 1} "
-            "bandit this took `private` from 0.47x to 0.28x random's regret (README, 'Bring your own "
+            "bandit this took `private` from 0.43x to 0.32x random's regret (README, 'Bring your own "
             "environment').",
             UserWarning,
             stacklevel=4,  # the caller of run()

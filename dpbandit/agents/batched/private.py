@@ -13,8 +13,12 @@ B)`` (``c_k`` the public centre of model ``k``), each batch releases:
 * second moments chosen by a public rule (:meth:`PrivateAgent._second_moments`): one ``pooled`` Gram ``sum x
   x^T`` over every played row (upper triangle; ``d <= 2048``), the pooled diagonal ``diag`` ``sum x * x``, or
   ``none`` (the isotropic scale ``C^2 / d``); per-model Grams ``gram`` with noise off or by hand;
-* with the pooled Gram, ``selection``: the screened estimate's squared loss less the dense one's on the
-  batch's own rounds, predictions from earlier releases clipped to ``[-B, B]``;
+* with the pooled Gram, ``selection`` (issue 29 item 3: a portfolio chosen privately): each candidate's
+  squared loss ``sum (b - clip(o_k + x^T theta_k, -B, B))^2`` on the batch's own rounds, slopes ``theta`` and
+  offsets ``o`` from earlier releases: the dense ridge, the screened estimate (offsets: the models'
+  intercepts less their centres, 0 without intercepts) and, where ``candidates=`` asks for it (not by
+  default: ``DEFAULT_CANDIDATES``), the per-arm constant (slope 0, offset the arm's released mean reward less
+  its centre: best-arm play);
 * with backfitted intercepts (the default under a declared reward range, disjoint model), ``predictions``
   per model: ``sum clip(x^T theta_k, -B, B)``, the slope in play (from earlier releases) on the model's rows.
 
@@ -27,10 +31,12 @@ batch's sums un-centred by its public ``c_k``. Model ``k``'s Gram ``S_k`` is its
 allows: noise-dominated directions shrunk, not amplified). Screened estimate: on the diagonal, coordinates
 kept by Benjamini-Hochberg at level ``fdr`` on ``|G_j - X_j R / N'|`` over its noise (released noise plus the
 sampling noise ``var(r) S_jj``), then re-tested on the joint slope. The pooled layout plays the dense estimate
-unless the released loss difference, discounted by ``SELECTION_DECAY`` per batch, is below
-``-SELECTION_MARGIN`` of its noise std (``estimator=`` fixes the choice and drops the block); the diagonal
-layouts play the screened one. With ``intercept=True`` (the default with noise off only) least squares on
-``(1, x)``: the slope solves ``(S + lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the
+unless another candidate's released loss, each discounted by ``SELECTION_DECAY`` per batch, is below the
+dense one's by more than ``SELECTION_MARGIN`` noise std of a difference of two released losses (then the
+lowest; ``estimator=`` fixes the choice and drops the block); the per-arm constant plays each arm's released
+mean reward, shrunk as the intercepts, for every user. The diagonal layouts play the screened one. With
+``intercept=True`` (the default with noise off only) least squares on ``(1, x)``: the slope solves ``(S +
+lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the
 intercept; ``N' = N + 2 s_N + 1`` round, ``s_N`` the count noise; Sherman-Morrison on a diagonal ``S``), with
 the ``sums`` block and the intercepts shrunk towards their common mean by an empirical-Bayes factor; otherwise
 a line through the origin per model, fitted to rewards centred at the declared midpoint or the pooled released
@@ -42,8 +48,14 @@ shrunk by the same empirical-Bayes factor and then, around their mean, by the ri
 of the model's slope ``mean_j S_jj / (S_jj + lambda)``: un-shrunk, they decided play alone wherever the noise
 shrinks every slope, and an arm's intercept (its precision on the rows it won) starved the arms still
 learning (digits at T = 10^4: accuracy 0.33 against 0.49). Play is greedy on ``intercept_k + x^T theta_k``;
-``exploration > 0`` perturbs each score by that many of its standard errors (Thompson sampling with a diagonal
-posterior; it depends on the user's own context, public releases and the agent's randomness only).
+``exploration > 0`` perturbs each score by that many of its posterior standard errors (Thompson sampling:
+the slope's covariance ``V diag(spread) V^T`` from the ridge's eigenvectors where a Gram is kept, the fit's
+residual variance times ``(S + lambda I)^{-1}`` plus the released noise through its square; the diagonal
+elsewhere);
+``prior_exploration > 0`` by that many standard errors of one prior round of reward variance ``B^2 / 4`` alone
+(``(rho B^2 / 4 N') rho (S + lambda I)^{-1}``: large for a model without data, fading as ``1 / N``; default
+0.7 with noise off, where greedy play starved arms whose first estimates lost, else 0). Either depends on the
+user's own context, public releases and the agent's randomness only.
 
 Reward centre and clip: with a declared ``reward_range = (low, high)`` (contract C2) ``c_k`` stays its
 midpoint and ``B`` its half-width (nothing is clipped; rewards outside the range are refused); otherwise
@@ -70,8 +82,12 @@ model): the old arm's block loses ``f(x, b)`` and the new arm's gains ``f(x', b'
 * ``gram`` (per model): same ``||x x^T - x' x'^T||_F^2 = ||x||^4 + ||x'||^4 - 2 (x.x')^2 <= 2 C^4``, and an
   upper triangle is no larger; switch ``sqrt(||x||^4 + ||x'||^4)``: ``sqrt(2) C^2``;
 * ``pooled`` (one row changes whatever the arm): ``||x x^T - x' x'^T||_F <= sqrt(2) C^2`` as for ``gram``;
-* ``selection`` (one number): a round's ``(b - p_s)^2 - (b - p_d)^2`` lies in ``[-4 B^2, 4 B^2]`` (``b`` and
-  both clipped predictions in ``[-B, B]``; the predictions are functions of earlier releases): ``8 B^2``;
+* ``selection`` (one loss per candidate, ``M`` of them: 2 by default, 3 with the constant): a round's loss
+  ``(b - p_m)^2`` lies in ``[0, 4 B^2]`` for each (``b`` and each clipped prediction in ``[-B, B]``; slopes
+  and offsets are functions of earlier releases, whichever arm the round plays), so each entry moves by at
+  most ``4 B^2``: ``4 sqrt(M) B^2``, attained when every prediction is ``-B`` for ``b = B`` and the replacing
+  round is predicted exactly by every candidate. (The earlier single difference, two candidates, had ``8
+  B^2``; the difference of two released losses has the same noise, ``sqrt(2) 4 sqrt(2) B^2``, at ``M = 2``.);
 * ``predictions`` (per model): a round's ``p = clip(x^T theta_k, -B, B)`` lies in ``[-B, B]`` (``theta_k``
   from earlier releases): same ``|p - p'| <= 2 B`` (``x' = -x`` with ``|x^T theta_k| >= B``); switch
   ``sqrt(p^2 + p'^2) <= sqrt(2) B``: ``2 B``;
@@ -80,9 +96,9 @@ model): the old arm's block loses ``f(x, b)`` and the new arm's gains ``f(x', b'
   C^2``;
 * ``counts`` ``sqrt 2``, clipping counts 1 (:mod:`~dpbandit.agents.batched.gaussian`).
 
-Every quantity carried from batch to batch (weights, sums, the residual sums, the discounted loss
-difference, clips, centres, both estimates) is a function of the releases and public inputs (batch sizes,
-clips, the declared range) only.
+Every quantity carried from batch to batch (weights, sums, the residual sums, the discounted losses, clips,
+centres, the portfolio's slopes and offsets, the candidate in play) is a function of the releases and public
+inputs (batch sizes, clips, the declared range) only.
 """
 
 from __future__ import annotations
@@ -107,16 +123,30 @@ DENOMINATOR_FLOOR = 0.3
 #: there is one (0.08 -> 0.03: no difference beyond the seeds' noise, docs/batched_agents.md), else from
 #: ``moments`` (from ``moments`` in the pooled layout: digits at T = 10^4, 10 seeds, accuracy 0.47 against 0.49).
 PREDICTIONS_SHARE = 0.05
-#: Weight of a batch's released loss difference per later batch [Fill]: later estimates matter more.
+#: Weight of a batch's released losses per later batch [Fill]: later estimates matter more.
 SELECTION_DECAY = 0.5
-#: The screened estimate is played once its loss is below the dense one's by this many noise std [Fill]: the
+#: Another candidate is played once its loss is below the dense one's by this many noise std [Fill]: the
 #: dense ridge is the better default on dense and real data, and not worse on sparse data in low ``d``.
 SELECTION_MARGIN = 2.0
+#: The pooled layout's portfolio (issue 29 item 3), in order of preference on ties: the dense ridge, the
+#: screened sparse estimate, a per-arm constant (best-arm play; not with one model).
+CANDIDATES = ("dense", "sparse", "constant")
+#: The default portfolio [Fill; measured, docs/batched_agents.md]: with the per-arm constant, early batches
+#: (the slopes still noise) chose it, and its play, every user on one arm, starved the other arms' slopes
+#: (digits at T = 10^4, 5 seeds, root 2911: accuracy 0.47 -> 0.41, two seeds at 0.26 and 0.28; item-1
+#: imbalanced 0.592 -> 0.578).
+DEFAULT_CANDIDATES = ("dense", "sparse")
 #: Quantile the reward clip tracks with noise off (no noise to trade the clip's bias against) [Fill]: at the
 #: median, clipped rewards shrank the slopes by half on ``LinearBandit-v0``. With the noise-off schedule
 #: below, noise-off regret on the learning suite went from 3.04x to 1.38x LinUCB's on S4 and from 1.93x to
 #: 0.91x on S1 (results/learning_suite.md; the split between the two changes: docs/batched_agents.md).
 NOISE_OFF_REWARD_QUANTILE = 0.99
+#: Default ``prior_exploration`` with noise off [Fill; measured, docs/batched_agents.md "Many arms"]: greedy
+#: least squares starved arms whose first estimates lost (``LinearBandit-v0``, 20 arms, d = 25: 8 of 20 arms
+#: never played, 6.8x LinUCB's regret); a Thompson perturbation by one prior round's posterior spread (large
+#: without data, fading as ``1 / N``) explores them: 1.46x, S4 1.78x (6 seeds, root 2; 0.5: 1.64x and 1.80x,
+#: 1.0: 1.48x and 2.04x on 4 seeds, root 1). The data's own posterior spread (``exploration``) cost S4 more.
+NOISE_OFF_PRIOR_EXPLORATION = 0.7
 #: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
 #: Largest ``d^2`` for which the pooled Gram is kept (2^22 floats, 32 MB; ``d <= 2048``) [Fill].
@@ -155,14 +185,19 @@ class PrivateAgent(GaussianBatchedAgent):
         reward_range: declared ``(low, high)`` of the rewards, both finite (sets the centre and first clip).
         second_moments: ``"pooled"``, ``"gram"``, ``"diag"`` or ``"none"`` (default: the public rule of
             :meth:`_second_moments`).
-        estimator: the pooled layout's estimate played, ``"dense"`` or ``"sparse"`` (default ``None``: chosen
-            from the released loss difference; a fixed choice drops that block).
+        estimator: the pooled layout's candidate played, ``"dense"``, ``"sparse"`` or ``"constant"`` (the
+            per-arm constant, more than one model) (default ``None``: chosen among ``candidates`` from their
+            released losses; a fixed choice drops that block).
+        candidates: the portfolio the pooled layout chooses from, names of ``CANDIDATES`` with ``"dense"``
+            among them (default ``DEFAULT_CANDIDATES``, dense and sparse; ``"constant"`` adds best-arm play).
         fdr: Benjamini-Hochberg level of the coordinate screen (diagonal and isotropic layouts).
         intercept: per-model intercepts: ``"joint"`` (least squares on ``(1, x)``; ``True``), ``"backfit"``
             (each model's mean residual of its slope; the ``predictions`` block) or ``"none"`` (``False``);
             default: ``"joint"`` with noise off, else ``"backfit"`` under a declared reward range, else
             ``"none"``.
         exploration: scale of the Thompson perturbation of the scores (0 = greedy, the default).
+        prior_exploration: scale of the perturbation by one prior round's posterior spread (default: 0.7
+            with noise off, ``NOISE_OFF_PRIOR_EXPLORATION``, else 0).
         **kwargs: :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent` options (clipping, schedule,
             ``aux_share``, ``noise``).
     """
@@ -179,15 +214,31 @@ class PrivateAgent(GaussianBatchedAgent):
         fdr: float = 0.2,
         intercept: bool | str | None = None,
         exploration: float = 0.0,
+        prior_exploration: float | None = None,
         estimator: str | None = None,
+        candidates: tuple[str, ...] | None = None,
         **kwargs: Any,
     ) -> None:
-        dim = _validate.integer(dim=dim, minimum=1)
+        n_arms, dim = _validate.integer(n_arms=n_arms, minimum=1), _validate.integer(dim=dim, minimum=1)
         self.fdr = _validate.probability(fdr=fdr)
         self.exploration = _validate.nonnegative(exploration=exploration)
-        #: The pooled layout's estimate played: ``"dense"``, ``"sparse"``, or ``None``: chosen privately.
-        self.estimator = (None if estimator is None
-                          else _validate.one_of(("dense", "sparse"), estimator=estimator))
+        #: Scale of the Thompson perturbation by one prior round's posterior spread (module docstring).
+        self.prior_exploration = _validate.nonnegative(prior_exploration=(
+            (0.0 if kwargs.get("noise", True) else NOISE_OFF_PRIOR_EXPLORATION) if prior_exploration is None
+            else prior_exploration))
+        #: The pooled layout's estimate played: ``"dense"``, ``"sparse"``, ``"constant"``, or ``None``: chosen
+        #: privately among ``candidates``.
+        self.estimator = None if estimator is None else _validate.one_of(CANDIDATES, estimator=estimator)
+        names = DEFAULT_CANDIDATES if candidates is None else candidates
+        if (not isinstance(names, (tuple, list)) or "dense" not in names or len(set(names)) != len(names)
+                or not set(names) <= set(CANDIDATES)):
+            raise ValueError(f"Expected candidates to be distinct names among {CANDIDATES}, 'dense' one of "
+                             f"them, got {candidates!r}.")
+        if "constant" in (*names, estimator) and (self.observation_model != "shared" or n_arms < 2):
+            raise ValueError("Expected no 'constant' in candidates or estimator with one model (per-arm "
+                             "features share one model: a per-arm constant is not one).")
+        #: The pooled layout's portfolio, in order of preference on ties.
+        self.candidates = tuple(name for name in CANDIDATES if name in names)
         if second_moments is None:
             second_moments = self._second_moments(n_arms, dim, horizon, kwargs)
         #: ``"pooled"`` (one pooled Gram), ``"gram"`` (per-model Grams), ``"diag"`` (pooled diagonal),
@@ -240,18 +291,25 @@ class PrivateAgent(GaussianBatchedAgent):
             "n": np.zeros(K), "xr": np.zeros((K, d)), "x": np.zeros((K, d)), "r": np.zeros(K),
             "rr": np.zeros(K), "b": np.zeros(K),
             "second": np.zeros((d, d) if self.pooled else (K, d, d) if self.full_gram else d),
-            "selection": 0.0, "residuals": np.zeros(K),
+            "selection": np.zeros(len(self.candidates)), "residuals": np.zeros(K),
         }
         self._noise_var = dict.fromkeys(("xr", "x", "r", "second", "n", "p"), 0.0)
-        self._selection_var = 0.0  # noise variance of the decayed loss difference
+        self._selection_var = 0.0  # noise variance of each discounted loss
         self._total = 0.0  # sum_l w_l n_l
         self._scale = 0.0  # sum_l w_l n_l C_l^2 / d: the isotropic second moment ("none")
         self._total_sq = 0.0  # sum_l w_l^2 n_l: sampling variances of weighted means scale with it
         self.intercept = np.zeros(K)  #: rbar_k - theta_k^T xbar_k
-        #: The pooled layout's two estimates: ridge on every coordinate, and screened on the diagonal.
-        self.estimates = {"dense": np.zeros((K, d)), "sparse": np.zeros((K, d))}
+        #: The pooled layout's portfolio of slopes: ridge on every coordinate, screened on the diagonal, and
+        #: zero (the per-arm constant); with their offsets, each model's prediction of ``r - c_k`` at
+        #: ``x = 0``.
+        self.estimates = {name: np.zeros((K, d)) for name in self.candidates}
+        self._offsets = {name: np.zeros(K) for name in self.candidates}
+        self.played = self.estimator or "dense"  #: the candidate in play
         self._score_sd = np.zeros(K)  # std of the intercept
-        self._slope_var = np.zeros((K, d))  # variance of kept slope coordinates (0 elsewhere)
+        #: Per model, the slope's covariance ``V diag(spread) V^T`` as ``(V, spread)`` (``V`` None: the axes),
+        #: and ``(V, prior)``, the part of one prior round of reward variance ``B^2 / 4`` alone.
+        self._posterior: list[tuple[np.ndarray | None, np.ndarray, np.ndarray]] = [(None, np.zeros(d),
+                                                                                     np.zeros(d))] * K
         self._centre = np.zeros((K, d))  # xbar_k
 
     @staticmethod
@@ -303,7 +361,7 @@ class PrivateAgent(GaussianBatchedAgent):
         self._rewards, self._squares = np.zeros(K), np.zeros(K)
         self._second = np.zeros((d, d) if self.pooled else (K, d, d) if self.full_gram
                                 else d if self.second_moments == "diag" else 0)
-        self._selection = np.zeros(1 if self.selecting else 0)
+        self._selection = np.zeros(len(self.candidates) if self.selecting else 0)
 
     def _accumulate(self, rows: np.ndarray, models: np.ndarray, rewards: np.ndarray) -> None:
         onehot = (models[None, :] == np.arange(self.n_models)[:, None]).astype(float)  # (K, m)
@@ -314,11 +372,12 @@ class PrivateAgent(GaussianBatchedAgent):
             self._predictions += onehot @ np.clip(np.einsum("md,md->m", rows, self.theta[models]), -B, B)
         self._rewards += onehot @ rewards
         self._squares += onehot @ rewards**2
-        if self.selecting:  # screened loss less dense loss, predictions clipped to [-B, B]
+        if self.selecting:  # each candidate's squared loss, predictions clipped to [-B, B]
             B = self.clipping.reward_clip
-            sparse, dense = (np.clip(np.einsum("md,md->m", rows, self.estimates[name][models]), -B, B)
-                             for name in ("sparse", "dense"))
-            self._selection += np.sum((rewards - sparse) ** 2 - (rewards - dense) ** 2)
+            for j, name in enumerate(self.candidates):
+                slope = np.einsum("md,md->m", rows, self.estimates[name][models])
+                predicted = np.clip(slope + self._offsets[name][models], -B, B)
+                self._selection[j] += np.sum((rewards - predicted) ** 2)
         if self.second_moments == "diag":
             self._second += np.einsum("ij,ij->j", rows, rows)
         elif self.pooled:
@@ -342,7 +401,8 @@ class PrivateAgent(GaussianBatchedAgent):
         C, B = self.clipping.context_clip, self.clipping.reward_clip
         values = {
             "moments": 2.0 * C * B, "sums": 2.0 * C, "rewards": 2.0 * B, "predictions": 2.0 * B,
-            "squares": (math.sqrt(2.0) if self.n_models > 1 else 1.0) * B**2, "selection": 8.0 * B**2,
+            "squares": (math.sqrt(2.0) if self.n_models > 1 else 1.0) * B**2,
+            "selection": 4.0 * math.sqrt(len(self.candidates)) * B**2,
             self.second_moments: math.sqrt(2.0) * C**2,
         }
         return {name: values[name] for name in self.main_blocks}
@@ -399,7 +459,7 @@ class PrivateAgent(GaussianBatchedAgent):
             acc["b"] += w * released["rewards"]
         acc["rr"] += w * released["squares"]
         if self.selecting:  # the latest batches weigh most: the estimates improve from batch to batch
-            acc["selection"] = SELECTION_DECAY * acc["selection"] + float(released["selection"][0])
+            acc["selection"] = SELECTION_DECAY * acc["selection"] + released["selection"]
             self._selection_var = SELECTION_DECAY**2 * self._selection_var + sig["selection"] ** 2
         acc["second"] += w * second
         self._scale += w * n * C**2 / self.dim
@@ -451,7 +511,8 @@ class PrivateAgent(GaussianBatchedAgent):
         var_r = np.maximum(acc["rr"] / Nr - (acc["b"] / Nr) ** 2, 0.0)
         theta = np.zeros((self.n_models, d))
         sparse = np.zeros((self.n_models, d))
-        sd = np.zeros((self.n_models, d))
+        posterior = []  # per model: slope covariance (eigenvectors or None: the axes, variances)
+        keep_vectors = self.n_models * d**2 <= GRAM_MAX_ENTRIES
         kept = np.zeros(self.n_models)  # the ridge's mean shrinkage factor of each model's slope
         for k in range(self.n_models):
             if self.full_gram:
@@ -463,24 +524,37 @@ class PrivateAgent(GaussianBatchedAgent):
             kept[k] = float(np.mean(diag / (diag + lam)))
             target = G[k] - X[k] * mean_b[k]
             # released noise of G - X mean (the sums were un-centred at about the mean) and sampling noise
-            noise = nv["xr"] + (mean_b[k] - self.centres[k]) ** 2 * nv_x + var_r[k] * rho * diag
-            sd[k] = np.sqrt(noise) / centred
+            released_noise = nv["xr"] + (mean_b[k] - self.centres[k]) ** 2 * nv_x
+            noise = released_noise + var_r[k] * rho * diag
             if self.pooled:  # the screened estimate on the pooled diagonal, for the private choice
                 sparse[k] = self._screened(N[k] * pooled, rho * C**2, X[k], Nr[k], target, noise)
-            if self.full_gram and one_decomposition:
-                theta[k] = vectors @ ((vectors.T @ target) / (share[k] * values + lam))
-            elif self.full_gram:  # ridge on every coordinate, the rank-one intercept term subtracted
-                second = share[k] * acc["second"] if self.pooled else acc["second"][k]
-                theta[k] = self._solve(second, lam, X[k], Nr[k], target)
+            if self.full_gram:  # ridge on every coordinate (the rank-one intercept term subtracted)
+                if one_decomposition:  # the pooled Gram's eigenvectors serve every model
+                    model_values, model_vectors = share[k] * values, vectors
+                else:
+                    second = share[k] * acc["second"] if self.pooled else acc["second"][k]
+                    model_values, model_vectors = self._eigen(second, X[k], Nr[k])
+                theta[k] = model_vectors @ ((model_vectors.T @ target) / (model_values + lam))
+                # posterior covariance of that ridge: the fit's residual variance (the explained sum of
+                # squares theta^T target removed) times P = (S + lam I)^{-1}, the released noise through P^2,
+                # and one prior round of variance B^2 / 4 times P (kept apart too: large without data, fading
+                # as 1 / N)
+                unexplained = max(var_r[k] * Nr[k] - float(theta[k] @ target), 0.0)
+                prior = rho * B**2 / 4.0 / Nr[k] * rho / (model_values + lam)
+                spread = (unexplained / Nr[k] * rho / (model_values + lam) + prior
+                          + released_noise / (model_values + lam) ** 2)
+                posterior.append((model_vectors, spread, prior) if keep_vectors or one_decomposition
+                                 else (None, model_vectors**2 @ spread, model_vectors**2 @ prior))
             else:
                 theta[k] = self._screened(second, lam, X[k], Nr[k], target, noise)
-        if self.pooled:  # play the estimate whose released out-of-sample loss is smaller (ties: dense)
-            self.estimates = {"dense": theta, "sparse": sparse}
-            sparser = acc["selection"] < -SELECTION_MARGIN * math.sqrt(self._selection_var)
-            theta = self.estimates[self.estimator or ("sparse" if sparser else "dense")]
+                posterior.append((None, noise / centred**2, rho**2 * B**2 / 4.0 / Nr[k] / centred))
+        if self.pooled:  # the portfolio: play the candidate whose released out-of-sample loss is smallest
+            self.estimates = {"dense": theta, "sparse": sparse, "constant": np.zeros_like(theta)}
+            self.played = self.estimator or self._choice()
+            theta = self.estimates[self.played]
         self.theta = theta
         self._centre = X / Nr[:, None]
-        self._slope_var = sd**2
+        self._posterior = posterior
         # plus one round of reward variance (B^2 / 4) at the intercept ridge: a model without data is
         # uncertain, not exact (with noise off its released sums are exactly 0)
         self._score_sd = np.sqrt(var_r * rho / Nr + nv["r"] / Nr**2 + rho * B**2 / (4.0 * Nr**2))
@@ -495,11 +569,31 @@ class PrivateAgent(GaussianBatchedAgent):
                 # alone decide play for every user, and an arm's intercept (its precision on the rows it won)
                 # starves the arms that are still learning
                 self.intercept = intercept.mean() + kept * (intercept - intercept.mean())
-            return
-        self.intercept = self._shrink((R - np.einsum("kd,kd->k", theta, X)) / Nr, self._score_sd**2)
-        centres = self.intercept + np.einsum("kd,kd->k", theta, self._centre)  # each model's mean reward
-        if self.reward_range is None:  # a declared range keeps its midpoint (no clipping there)
-            self.centres = centres
+        else:
+            self.intercept = self._shrink((R - np.einsum("kd,kd->k", theta, X)) / Nr, self._score_sd**2)
+            centres = self.intercept + np.einsum("kd,kd->k", theta, self._centre)  # each model's mean reward
+            if self.reward_range is None:  # a declared range keeps its midpoint (no clipping there)
+                self.centres = centres
+        if self.pooled:
+            self._portfolio_offsets(self._shrink(R / Nr, self._score_sd**2))
+
+    def _choice(self) -> str:
+        """The candidate in play: the one whose discounted released loss is lowest, if it is below the dense
+        ridge's by more than ``SELECTION_MARGIN`` noise std of a difference of two losses; else the dense
+        ridge."""
+        gains = self._acc["selection"][0] - self._acc["selection"]
+        gains[0] = SELECTION_MARGIN * math.sqrt(2.0 * self._selection_var)  # what a challenger must exceed
+        return self.candidates[int(np.argmax(gains))]  # ties: the first, the dense ridge
+
+    def _portfolio_offsets(self, means: np.ndarray) -> None:
+        """Each candidate's prediction of ``r - c_k`` at ``x = 0`` for the next batch's losses: the models'
+        intercepts for the slopes (0 for a line through the centre), the arms' released mean rewards ``means``
+        (shrunk as the intercepts) for the per-arm constant, which in play are the intercepts."""
+        slopes = (self.intercept - self.centres if self.with_intercept or "predictions" in self.main_blocks
+                  else np.zeros(self.n_models))
+        if self.played == "constant":
+            self.intercept = means
+        self._offsets = {"dense": slopes, "sparse": slopes, "constant": means - self.centres}
 
     def _discoveries(self, z: np.ndarray, tests: int | None = None) -> np.ndarray:
         """Benjamini-Hochberg at level ``fdr`` on two-sided normal p-values of ``z`` (``tests`` hypotheses,
@@ -551,40 +645,42 @@ class PrivateAgent(GaussianBatchedAgent):
         return a + b * (x @ a) / max(Nr - x @ b, DENOMINATOR_FLOOR * Nr)
 
     @staticmethod
-    def _solve(second: np.ndarray, lam: float, X: np.ndarray, Nr: float, target: np.ndarray) -> np.ndarray:
-        """``(S + lam I - X X^T / Nr)^{-1} target`` on every coordinate; eigenvalues floored at ``lam``."""
+    def _eigen(second: np.ndarray, X: np.ndarray, Nr: float) -> tuple[np.ndarray, np.ndarray]:
+        """Eigenvalues (floored at 0) and eigenvectors of ``S - X X^T / Nr``: the ridge ``(S + lam I - X X^T /
+        Nr)^{-1}`` on every coordinate is ``V diag(1 / (values + lam)) V^T``."""
         values, vectors = np.linalg.eigh(second - np.outer(X, X) / Nr)
-        return vectors @ ((vectors.T @ target) / (np.maximum(values, 0.0) + lam))
+        return np.maximum(values, 0.0), vectors
 
     # -- play ------------------------------------------------------------------------------------
     def scores(self, observations: np.ndarray) -> np.ndarray:
-        """Intercept plus slope, perturbed by ``exploration`` standard errors (one draw per round and arm)."""
+        """Intercept plus slope, perturbed by ``exploration`` of its posterior standard errors and
+        ``prior_exploration`` of one prior round's (one normal draw per round and arm)."""
         mean = super().scores(observations)
         if self.observation_model == "shared":
             mean = mean + self.intercept
-        if self.exploration == 0.0 or self.batch == 0:
+        if self.exploration == 0.0 and self.prior_exploration == 0.0 or self.batch == 0:
             return mean
         m = observations.shape[0]
-        kept = np.flatnonzero(self._slope_var.any(axis=0))
         shared = self.observation_model == "shared"
-        var = np.broadcast_to(self._score_sd**2 if shared else 0.0, (m, self.n_arms))
-        if kept.size:
-            if self.observation_model == "shared":
-                X = observations[:, kept]
-                sv, xc = self._slope_var[:, kept], self._centre[:, kept]
-                var = var + (X**2) @ sv.T - 2.0 * X @ (sv * xc).T + np.einsum("kd,kd->k", sv, xc**2)
+        var = np.zeros((m, self.n_arms)) + (self.exploration**2 * self._score_sd**2 if shared else 0.0)
+        for k, (vectors, spread, prior) in enumerate(self._posterior):  # (x - xbar_k)^T Cov_k (x - xbar_k)
+            diff = observations - self._centre[k]
+            projected = diff if vectors is None else diff @ vectors
+            quadratic = projected**2 @ (self.exploration**2 * spread + self.prior_exploration**2 * prior)
+            if shared:
+                var[:, k] += quadratic
             else:
-                diff = observations[:, :, kept] - self._centre[0, kept]
-                var = var + diff**2 @ self._slope_var[0, kept]
+                var += quadratic
         noise = self._explore_rng.standard_normal((m, self.n_arms))
-        return mean + self.exploration * np.sqrt(np.maximum(var, 0.0)) * noise
+        return mean + np.sqrt(np.maximum(var, 0.0)) * noise
 
     @property
     def params(self) -> dict[str, Any]:
         """Identifying hyper-parameters."""
         return {
             **super().params, "reward_range": self.reward_range, "second_moments": self.second_moments,
-            "fdr": self.fdr, "exploration": self.exploration,
+            "fdr": self.fdr, "exploration": self.exploration, "prior_exploration": self.prior_exploration,
+            "candidates": self.candidates,
         }
 
 

@@ -35,7 +35,8 @@ COMMON = {"epsilon": 1.0, "delta": 0.01, "first_batch": 32}
 OPTIONS = {"fliphat": {"adaptive_clipping": True}, "fliphat-disjoint": {"adaptive_clipping": True},
            "batched-peeling-perarm": {"threshold": 1.0},  # learns something within 480 rounds
            "private-perarm": {"fdr": 0.9},  # its screen keeps some coordinates within 480 rounds
-           "private": {"intercept": "backfit"}}  # the intercepts' predictions block (a declared range's default)
+           # the intercepts' predictions block (a declared range's default) and the whole portfolio
+           "private": {"intercept": "backfit", "candidates": ("dense", "sparse", "constant")}}
 #: Where an agent keeps what it learned when not in ``theta`` (explore-then-commit: its per-arm estimates).
 LEARNED = {"private-etc": "arm_means"}
 #: Attributes that are not carried state (module docstring).

@@ -54,7 +54,8 @@ POSITIONS = (5, FIRST + 7)
 COMMON = {"epsilon": 1.0, "delta": 0.01, "first_batch": FIRST}
 #: Options as in test_postprocessing: FLIPHAT's clip counts on, and settings under which the selection
 #: steps have candidates within a few batches.
-OPTIONS = {"batched-peeling-perarm": {"threshold": 1.0}, "private-perarm": {"fdr": 0.9}}
+OPTIONS = {"batched-peeling-perarm": {"threshold": 1.0}, "private-perarm": {"fdr": 0.9},
+           "private": {"candidates": ("dense", "sparse", "constant")}}  # the whole portfolio
 #: Relative slack for float rounding.
 RTOL = 1e-9
 #: A planted bug: wraps the release method (see :func:`_doubling`).
