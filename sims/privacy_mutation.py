@@ -7,8 +7,8 @@ in a ``finally`` block before the next mutant. Before anything runs, every mutan
 exactly once in the current tree, otherwise the script stops and names each mutant whose text went missing
 (re-target it after a refactor). The unmutated tests must pass first (baseline).
 
-Writes ``results/privacy_mutation.md``: the command, one row per mutant (killed or SURVIVED, the killing
-tests, seconds) and the total run time. Exits non-zero if a mutant survives or if a mutant of issue 17
+Writes ``results/privacy_mutation.md`` (with ``--only P Q``: ``results/privacy_mutation_P_Q.md``, so a partial
+run never overwrites the full page): the command, one row per mutant (killed or SURVIVED, the killing tests, seconds) and the total run time. Exits non-zero if a mutant survives or if a mutant of issue 17
 (``listed=True``) is killed by fewer than two tests in two different files. Outside the default test run.
 
 Usage::
@@ -172,8 +172,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", nargs="*", default=[], help="run only mutants whose name starts with these")
     parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers per run")
-    parser.add_argument("--report", type=Path, default=ROOT / "results" / "privacy_mutation.md")
+    parser.add_argument("--report", type=Path, default=None,
+                        help="default results/privacy_mutation.md; with --only, results/privacy_mutation_<prefixes>.md "
+                             "(a partial run never overwrites the full page)")
     args = parser.parse_args(argv)
+    if args.report is None:
+        suffix = "_" + "_".join(re.sub(r"\W+", "", p) for p in args.only) if args.only else ""
+        args.report = ROOT / "results" / f"privacy_mutation{suffix}.md"
     check_targets(MUTANTS)
     mutants = [m for m in MUTANTS if not args.only or m.name.startswith(tuple(args.only))]
     if not mutants:
