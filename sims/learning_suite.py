@@ -19,7 +19,8 @@ Settings (issue 23's table; the targets are for the recommended ``private`` agen
 Every private agent runs at its defaults: only ``epsilon = 1`` (and ``delta`` where the setting fixes it, S2);
 references are LinUCB (or shared-parameter LinUCB on per-arm features; at d = 5000, where LinUCB refuses,
 LinUCB with a diagonal Gram, ``linucb-diag``) and random play. A setting's agents are
-those whose observation model fits it. An agent that refuses a setting at construction (e.g. too much memory
+those whose observation model fits it; the private agents are the central trust model's (the shuffle and local
+ones have their own page, ``results/trust_models.md``; :func:`private_names`). An agent that refuses a setting at construction (e.g. too much memory
 at d = 5000) is listed with its message. Each ratio is paired by seed with random play (common random numbers).
 Peak memory: one extra run per agent and setting (seed 0) in a fresh process, its peak resident set size
 (``--memory``; Python and its libraries alone are ~150 MB).
@@ -58,7 +59,7 @@ from dpbandit.agents import agent_class  # noqa: E402
 from dpbandit.harness import t_interval  # noqa: E402
 from dpbandit.harness.plot import agent_colour  # noqa: E402
 from dpbandit.sweep import Sweep  # noqa: E402
-from dpbandit.sweep.runner import default_store_dir, execute  # noqa: E402
+from dpbandit.sweep.runner import default_store_dir, execute_many  # noqa: E402
 from dpbandit.sweep.store import Store  # noqa: E402
 from dpbandit.sweep.study import StudyProgress  # noqa: E402
 
@@ -156,8 +157,16 @@ def registered_env_settings() -> list[Setting]:
 
 
 def private_names() -> list[str]:
-    """Registered private agents (:func:`real_data.is_private`), aliases removed."""
-    return [n for n in REGISTERED if n not in ALIASES and is_private(n)]
+    """Registered private agents of the central trust model (:func:`real_data.is_private`), aliases removed.
+
+    The shuffle and local agents (``trust_model`` ``"shuffle"`` / ``"local"``) answer a weaker trust assumption
+    and have their own comparison, ``results/trust_models.md`` (``python sims/trust_models.py``: regret against
+    epsilon on Chowdhury and Zhou's setting, Figure 5.1 and digits, beside central ``private``); here they would
+    cost 267 of the suite's 309 CPU-minutes (``python benchmarks/study_cost.py``, docs/performance.md) to show
+    what that page shows at epsilon = 1: on Figure 5.1 and digits they play like random. ``--agents`` still runs
+    them by name."""
+    return [n for n in REGISTERED if n not in ALIASES and is_private(n)
+            and agent_class(n).trust_model in (None, "central")]
 
 
 def fits(name: str, setting: Setting) -> bool:
@@ -169,7 +178,8 @@ def agents_for(setting: Setting, chosen: list[str] | None, everyone: bool) -> tu
     """The setting's private agents (every fitting one, or ``private`` only) and references, minus its skips."""
     skipped = {name for name, _ in setting.skip}
     if setting.everyone or everyone:
-        private = [n for n in private_names() if fits(n, setting)]
+        named = [n for n in chosen or () if n in REGISTERED and is_private(n)]  # shuffle / local ones by name
+        private = [n for n in dict.fromkeys([*private_names(), *named]) if fits(n, setting)]
     else:
         private = [RECOMMENDED + ("-perarm" if setting.per_arm else "")]
         private += [BASELINE] if fits(BASELINE, setting) else []
@@ -200,31 +210,45 @@ def entries_for(setting: Setting, args) -> list[dict]:
     return entries
 
 
-def run_setting(
-    setting: Setting, agents: list[dict], args, study: StudyProgress | None = None
+def run_all(plan: list[tuple[Setting, list[dict]]], args) -> dict[str, str]:
+    """Run every unfinished cell of the suite (one sweep per agent and setting, so adding an agent never re-runs
+    the others) in one backend call (:func:`dpbandit.sweep.runner.execute_many`: no worker idles at a sweep's
+    end), with the whole suite's progress and ETA; the failed sweeps (description -> message)."""
+    sweeps = [(setting, entry, sweep_of(setting, entry, args)) for setting, entries in plan for entry in entries]
+    study = StudyProgress([sweep for _, _, sweep in sweeps])
+    outcomes = execute_many([sweep for _, _, sweep in sweeps],
+                            [default_store_dir(sweep, args.store) for _, _, sweep in sweeps],
+                            progress=True, study=study)
+    failures = {}
+    for (setting, entry, sweep), outcome in zip(sweeps, outcomes, strict=True):
+        errors = sorted({rec["error"].strip().splitlines()[-1] for rec in outcome.failures.values()})
+        if errors:
+            failures[f"{entry['label']} on {setting.name}"] = (
+                f"{len(outcome.failures)} of {len(sweep.cells)} cells failed: {'; '.join(errors)}")
+    return failures
+
+
+def read_setting(
+    setting: Setting, agents: list[dict], args, failed: dict[str, str]
 ) -> tuple[pd.DataFrame, dict[str, str]]:
-    """Run (or, with ``--report``, only read) one sweep per agent of a setting (adding an agent never re-runs
-    the others); the finished rows and the failures or unfinished cells (description -> message). ``study``:
-    where the whole suite stands, updated after each sweep."""
+    """The finished rows of a setting's sweeps, and its failures (``failed``: those of this run, from
+    :func:`run_all`) or unfinished cells (description -> message)."""
     frames, failures = [], {}
     for entry in agents:
         sweep = sweep_of(setting, entry, args)
         directory = default_store_dir(sweep, args.store)
-        if not args.report:
-            outcome = execute(sweep, directory, progress=True, study=study)
-            errors = sorted({rec["error"].strip().splitlines()[-1] for rec in outcome.failures.values()})
-            if errors:
-                failures[f"{entry['label']} on {setting.name}"] = (
-                    f"{len(outcome.failures)} of {len(sweep.cells)} cells failed: {'; '.join(errors)}")
+        described = f"{entry['label']} on {setting.name}"
+        if described in failed:
+            failures[described] = failed[described]
         if not directory.exists():
-            failures[f"{entry['label']} on {setting.name}"] = "not run (--report reads finished cells only)"
+            failures[described] = "not run (--report reads finished cells only)"
             continue
         store = Store.read(directory)
         finished = store.finished()
         done = [c.key for c in sweep.cells if c.key in finished]
         if len(done) < len(sweep.cells) and args.report:
             errors = {rec["error"].strip().splitlines()[-1] for rec in store.failures().values()}
-            failures[f"{entry['label']} on {setting.name}"] = (
+            failures[described] = (
                 f"{len(done)} of {len(sweep.cells)} cells finished" + (f": {'; '.join(errors)}" if errors else ""))
         if done:
             frames.append(store.load(done))
@@ -402,9 +426,9 @@ def main() -> None:
     settings = chosen_settings(args.settings)
     tables, refused = [], []
     plan = [(setting, entries_for(setting, args)) for setting in settings]
-    study = None if args.report else StudyProgress([sweep_of(s, e, args) for s, entries in plan for e in entries])
+    failed = {} if args.report else run_all(plan, args)
     for setting, entries in plan:
-        rows, failures = run_setting(setting, entries, args, study)
+        rows, failures = read_setting(setting, entries, args, failed)
         refused += [{"setting": setting.name, "cell": k, "message": v} for k, v in failures.items()]
         refused += [{"setting": setting.name, "cell": name, "message": f"left out: {why}"}
                     for name, why in setting.skip]
@@ -435,7 +459,9 @@ def main() -> None:
             + ", ".join(s.name for s in settings if s.everyone or args.all_agents)
             + f"; the others run `private`, the `{BASELINE}` reference and LinUCB / random only (this page's "
             "compute budget; "
-            "`--all-agents` runs every agent everywhere).\n\n"
+            "`--all-agents` runs every agent everywhere). Private agents are those of the central trust model "
+            "(joint DP with a trusted curator); the shuffle and local agents are compared on their own page, "
+            "`results/trust_models.md` (`--agents NAME` runs one here).\n\n"
         )
         mine = table[table["agent"].isin([RECOMMENDED, f"{RECOMMENDED}-perarm"])].copy()
         mine.insert(2, "met", [verdict(row, row["target"]) for _, row in mine.iterrows()])

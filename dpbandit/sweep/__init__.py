@@ -15,7 +15,7 @@ from __future__ import annotations
 from dpbandit.sweep.backends import CellResult, execute_cell, make_backend, run_cell
 from dpbandit.sweep.config import Execution, Sweep, SweepConfigError, read_config
 from dpbandit.sweep.grid import Cell
-from dpbandit.sweep.runner import SweepError, SweepOutcome, default_store_dir, execute, run_sweep
+from dpbandit.sweep.runner import SweepError, SweepOutcome, default_store_dir, execute, execute_many, run_sweep
 from dpbandit.sweep.store import Store, StoreError
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "SweepOutcome",
     "default_store_dir",
     "execute",
+    "execute_many",
     "execute_cell",
     "make_backend",
     "read_config",

@@ -9,7 +9,8 @@ so a changed config writes to a new directory.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,10 +21,11 @@ from tqdm.auto import tqdm
 from dpbandit import _validate
 from dpbandit.sweep.backends import make_backend
 from dpbandit.sweep.config import Sweep
+from dpbandit.sweep.grid import Cell
 from dpbandit.sweep.store import Store
 from dpbandit.sweep.study import StudyProgress
 
-__all__ = ["SweepError", "SweepOutcome", "as_sweep", "default_store_dir", "execute", "run_sweep"]
+__all__ = ["SweepError", "SweepOutcome", "as_sweep", "default_store_dir", "execute", "execute_many", "run_sweep"]
 
 
 @dataclass(frozen=True)
@@ -94,46 +96,107 @@ def execute(
         progress: show a progress bar with cells done / total and ETA (``None``: on a terminal).
         study: the progress of a study this sweep belongs to (told when the sweep ends; prints its ETA).
     """
+    (outcome,) = execute_many(
+        [config], None if store_dir is None else [store_dir], backend=backend, workers=workers,
+        scheduler=scheduler, progress=progress, study=study,
+    )
+    return outcome
+
+
+def execute_many(
+    configs: Sequence[Sweep | Mapping[str, Any] | str | Path],
+    store_dirs: Sequence[str | Path] | None = None,
+    *,
+    backend: str | None = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    progress: bool | None = None,
+    study: StudyProgress | None = None,
+) -> list[SweepOutcome]:
+    """Run the unfinished cells of several sweeps through one backend call, each result stored in its own
+    sweep's store as it arrives; failures are recorded, never raised. One call keeps every worker busy until the
+    last cell: run one after the other, each sweep's last cells leave workers idle (a study of many small sweeps,
+    e.g. ``sims/learning_suite.py``'s one sweep per agent and setting, loses minutes that way).
+
+    Arguments as for :func:`execute`; ``store_dirs``: one per sweep (default :func:`default_store_dir`); the
+    backend options are the first sweep's unless given. ``study`` is told of each sweep when its last cell ends,
+    with the wall time since the previous sweep ended. Two sweeps sharing a cell (the same parameters) are
+    refused before any work: their results would be one file.
+    """
     began = time.perf_counter()
-    sweep = as_sweep(config)
+    sweeps = [as_sweep(config) for config in configs]
+    if not sweeps:
+        return []
+    if store_dirs is not None and len(store_dirs) != len(sweeps):
+        raise ValueError(f"Expected one store_dirs entry per sweep ({len(sweeps)}), got {len(store_dirs)}.")
     if backend is None and scheduler is None:
-        backend, scheduler = sweep.execution.backend, sweep.execution.scheduler
+        backend, scheduler = sweeps[0].execution.backend, sweeps[0].execution.scheduler
     if workers is not None:
         workers = _validate.integer(workers=workers, minimum=1)
-    run = make_backend(backend, workers=workers or sweep.execution.workers, scheduler=scheduler)
-    store_dir = Path(store_dir) if store_dir is not None else default_store_dir(sweep)
-    with Store.open(store_dir, sweep) as store:
-        done = store.finished()
-        todo = {cell.key: cell for cell in sweep.cells if cell.key not in done}
+    run = make_backend(backend, workers=workers or sweeps[0].execution.workers, scheduler=scheduler)
+    dirs = [Path(d) for d in store_dirs] if store_dirs is not None else [default_store_dir(s) for s in sweeps]
+    with ExitStack() as stack:
+        stores = [stack.enter_context(Store.open(d, s)) for d, s in zip(dirs, sweeps, strict=True)]
+        todo: dict[str, tuple[int, Cell]] = {}
+        computed = []
+        for index, (sweep, store) in enumerate(zip(sweeps, stores, strict=True)):
+            done = store.finished()
+            cells = [cell for cell in sweep.cells if cell.key not in done]
+            for cell in cells:
+                if cell.key in todo:
+                    other = sweeps[todo[cell.key][0]].name
+                    raise ValueError(f"Sweeps {other!r} and {sweep.name!r} share a cell ({cell.key}); run them "
+                                     "one at a time.")
+                todo[cell.key] = (index, cell)
+            computed.append(len(cells))
+        left = list(computed)
+        total = sum(len(sweep.cells) for sweep in sweeps)
         bar = tqdm(
-            total=len(sweep.cells),
-            initial=len(sweep.cells) - len(todo),
-            desc=f"sweep {sweep.name}",
+            total=total,
+            initial=total - len(todo),
+            desc=f"sweep {sweeps[0].name}" if len(sweeps) == 1 else f"{len(sweeps)} sweeps",
             unit="cell",
             disable=None if progress is None else not progress,
         )
+        last_end = began
+
+        def finished(index: int) -> None:
+            nonlocal last_end
+            now = time.perf_counter()
+            if study is not None:
+                study.done(sweeps[index], computed[index], now - last_end)
+            last_end = now
+
         failed = 0
         try:
-            for result in run(list(todo.values())) if todo else ():
+            for index in range(len(sweeps)):
+                if not left[index]:
+                    finished(index)
+            for result in run([cell for _, cell in todo.values()]) if todo else ():
+                index, cell = todo[result.key]
                 if result.error is None:
-                    store.save_result(result.key, result.frame)
+                    stores[index].save_result(result.key, result.frame)
                 else:
-                    store.save_failure(todo[result.key], result.error)
+                    stores[index].save_failure(cell, result.error)
                     failed += 1
                     bar.set_postfix(failed=failed)
                 bar.update()
+                left[index] -= 1
+                if not left[index]:
+                    finished(index)
         finally:
             bar.close()
-        if study is not None:
-            study.done(sweep, len(todo), time.perf_counter() - began)
-        return SweepOutcome(
-            name=sweep.name,
-            store=store_dir,
-            total=len(sweep.cells),
-            skipped=len(sweep.cells) - len(todo),
-            computed=len(todo),
-            failures=store.failures(),
-        )
+        return [
+            SweepOutcome(
+                name=sweep.name,
+                store=directory,
+                total=len(sweep.cells),
+                skipped=len(sweep.cells) - count,
+                computed=count,
+                failures=store.failures(),
+            )
+            for sweep, directory, store, count in zip(sweeps, dirs, stores, computed, strict=True)
+        ]
 
 
 def run_sweep(

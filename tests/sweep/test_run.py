@@ -144,3 +144,47 @@ def test_missing_dask_gives_an_install_hint(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # makes `import distributed` fail
     with pytest.raises(ImportError, match=r"pip install 'dpbandit\[dask\]'"):
         make_backend(scheduler="tcp://127.0.0.1:1")
+
+
+def test_sweeps_run_together_store_what_each_stores_alone(tmp_path, small_config):
+    """execute_many: one backend call for several sweeps (no idle worker at a sweep's end); each cell lands in
+    its own sweep's store, identical to running the sweeps one at a time; the study hears of every sweep."""
+    from dpbandit.sweep import execute_many
+    from dpbandit.sweep.study import StudyProgress
+
+    grid = small_config()["grid"]
+    first = Sweep.from_dict(small_config(name="a", grid={**grid, "agent": ["dphdb"]}))
+    second = Sweep.from_dict(small_config(name="b", grid={
+        **{k: v for k, v in grid.items() if k != "epsilon"}, "agent": ["linucb:alpha=0.5", "random"]}))
+    dirs = [tmp_path / "together_a", tmp_path / "together_b"]
+    execute(second, dirs[1], backend="inprocess", progress=False)  # finished already: told at once, not rerun
+    before = _files(dirs[1])
+    lines = []
+
+    class Stream:
+        def write(self, text):
+            lines.append(text)
+
+        def flush(self):
+            pass
+
+    study = StudyProgress([first, second], stream=Stream())
+    outcomes = execute_many([first, second], dirs, backend="processes", workers=2, progress=False, study=study)
+    assert [(o.name, o.computed, o.skipped, o.failures) for o in outcomes] == [
+        ("a", len(first.cells), 0, {}), ("b", 0, len(second.cells), {})]
+    assert _files(dirs[1]) == before and study.done_sweeps == 2
+    for sweep, directory in zip([first, second], dirs):
+        alone = run_sweep(sweep, tmp_path / f"alone_{sweep.name}", backend="inprocess", progress=False)
+        pd.testing.assert_frame_equal(_deterministic(Store.read(directory).load()), _deterministic(alone))
+
+
+def test_sweeps_sharing_a_cell_are_refused_before_any_work(tmp_path, small_config):
+    from dpbandit.sweep import execute_many
+
+    sweep = Sweep.from_dict(small_config(name="a"))
+    twin = Sweep.from_dict(small_config(name="b"))
+    with pytest.raises(ValueError, match="share a cell"):
+        execute_many([sweep, twin], [tmp_path / "a", tmp_path / "b"], backend="inprocess", progress=False)
+    assert not list((tmp_path / "a").glob("cells/*.parquet"))
+    with pytest.raises(ValueError, match="one store_dirs entry per sweep"):
+        execute_many([sweep], [tmp_path / "a", tmp_path / "b"], backend="inprocess", progress=False)
