@@ -120,8 +120,8 @@ def execute_many(
 
     Arguments as for :func:`execute`; ``store_dirs``: one per sweep (default :func:`default_store_dir`); the
     backend options are the first sweep's unless given. ``study`` is told of each sweep when its last cell ends,
-    with the wall time since the previous sweep ended. Two sweeps sharing a cell (the same parameters) are
-    refused before any work: their results would be one file.
+    with the wall time since the previous sweep ended. A cell two sweeps share (the same parameters, e.g. the
+    same agent, environment and horizon in two studies' settings) runs once and is stored in both.
     """
     began = time.perf_counter()
     sweeps = [as_sweep(config) for config in configs]
@@ -137,17 +137,13 @@ def execute_many(
     dirs = [Path(d) for d in store_dirs] if store_dirs is not None else [default_store_dir(s) for s in sweeps]
     with ExitStack() as stack:
         stores = [stack.enter_context(Store.open(d, s)) for d, s in zip(dirs, sweeps, strict=True)]
-        todo: dict[str, tuple[int, Cell]] = {}
+        todo: dict[str, list[tuple[int, Cell]]] = {}  # a cell shared by sweeps runs once, stored in each
         computed = []
         for index, (sweep, store) in enumerate(zip(sweeps, stores, strict=True)):
             done = store.finished()
             cells = [cell for cell in sweep.cells if cell.key not in done]
             for cell in cells:
-                if cell.key in todo:
-                    other = sweeps[todo[cell.key][0]].name
-                    raise ValueError(f"Sweeps {other!r} and {sweep.name!r} share a cell ({cell.key}); run them "
-                                     "one at a time.")
-                todo[cell.key] = (index, cell)
+                todo.setdefault(cell.key, []).append((index, cell))
             computed.append(len(cells))
         left = list(computed)
         total = sum(len(sweep.cells) for sweep in sweeps)
@@ -172,18 +168,18 @@ def execute_many(
             for index in range(len(sweeps)):
                 if not left[index]:
                     finished(index)
-            for result in run([cell for _, cell in todo.values()]) if todo else ():
-                index, cell = todo[result.key]
-                if result.error is None:
-                    stores[index].save_result(result.key, result.frame)
-                else:
-                    stores[index].save_failure(cell, result.error)
-                    failed += 1
-                    bar.set_postfix(failed=failed)
-                bar.update()
-                left[index] -= 1
-                if not left[index]:
-                    finished(index)
+            for result in run([owners[0][1] for owners in todo.values()]) if todo else ():
+                for index, cell in todo[result.key]:
+                    if result.error is None:
+                        stores[index].save_result(result.key, result.frame)
+                    else:
+                        stores[index].save_failure(cell, result.error)
+                        failed += 1
+                        bar.set_postfix(failed=failed)
+                    bar.update()
+                    left[index] -= 1
+                    if not left[index]:
+                        finished(index)
         finally:
             bar.close()
         return [

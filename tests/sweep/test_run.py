@@ -178,13 +178,18 @@ def test_sweeps_run_together_store_what_each_stores_alone(tmp_path, small_config
         pd.testing.assert_frame_equal(_deterministic(Store.read(directory).load()), _deterministic(alone))
 
 
-def test_sweeps_sharing_a_cell_are_refused_before_any_work(tmp_path, small_config):
+def test_a_cell_two_sweeps_share_runs_once_and_is_stored_in_both(tmp_path, small_config, monkeypatch):
+    import dpbandit.sweep.backends as backends
     from dpbandit.sweep import execute_many
 
     sweep = Sweep.from_dict(small_config(name="a"))
-    twin = Sweep.from_dict(small_config(name="b"))
-    with pytest.raises(ValueError, match="share a cell"):
-        execute_many([sweep, twin], [tmp_path / "a", tmp_path / "b"], backend="inprocess", progress=False)
-    assert not list((tmp_path / "a").glob("cells/*.parquet"))
+    twin = Sweep.from_dict(small_config(name="b"))  # the same cells under another name
+    ran = []
+    real = backends.execute_cell
+    monkeypatch.setattr(backends, "execute_cell", lambda cell: ran.append(cell.key) or real(cell))
+    outcomes = execute_many([sweep, twin], [tmp_path / "a", tmp_path / "b"], backend="inprocess", progress=False)
+    assert sorted(ran) == sorted(c.key for c in sweep.cells)  # once each
+    assert [o.computed for o in outcomes] == [len(sweep.cells)] * 2
+    pd.testing.assert_frame_equal(Store.read(tmp_path / "a").load(), Store.read(tmp_path / "b").load())
     with pytest.raises(ValueError, match="one store_dirs entry per sweep"):
         execute_many([sweep], [tmp_path / "a", tmp_path / "b"], backend="inprocess", progress=False)
