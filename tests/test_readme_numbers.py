@@ -354,12 +354,31 @@ LEARNING_ROWS = [
     (
         "wine, breast cancer, iris",
         [
-            (1, 0, "scaling:Wine", "private", "accuracy"),
-            (1, 1, "scaling:BreastCancer", "private", "accuracy"),
-            (1, 2, "scaling:Iris", "private", "accuracy"),
-            (3, 0, "scaling:Wine", "linucb", "accuracy"),
-            (3, 1, "scaling:BreastCancer", "linucb", "accuracy"),
-            (3, 2, "scaling:Iris", "linucb", "accuracy"),
+            (1, 0, "id:Wine-v0", "private", "accuracy"),
+            (1, 1, "id:BreastCancer-v0", "private", "accuracy"),
+            (1, 2, "id:Iris-v0", "private", "accuracy"),
+            (3, 0, "id:Wine-v0", "linucb", "accuracy"),
+            (3, 1, "id:BreastCancer-v0", "linucb", "accuracy"),
+            (3, 2, "id:Iris-v0", "linucb", "accuracy"),
+        ],
+    ),
+    (
+        "many arms",
+        [
+            (1, 0, "I4", "private", "ratio_to_random"),
+            (2, 0, "I4", "dphdb-batched", "ratio_to_random"),
+            (3, 0, "I4", "linucb", "ratio_to_random"),
+        ],
+    ),
+    (
+        "imbalanced classes",
+        [
+            (1, 0, "I1a", "private", "accuracy"),
+            (1, 1, "I1b", "private", "accuracy"),
+            (2, 0, "I1a", "private-etc", "accuracy"),
+            (2, 1, "I1b", "dphdb-batched", "accuracy"),
+            (3, 0, "I1a", "linucb", "accuracy"),
+            (3, 1, "I1b", "linucb", "accuracy"),
         ],
     ),
     (
@@ -377,6 +396,7 @@ LEARNING_ROWS = [
             (1, 1, "S5", "private", "time_vs_random"),
             (1, 2, "S5", "private", "peak_memory_mb"),
             (2, 0, "S5", "batched-peeling", "ratio_to_random"),
+            (3, 0, "S5", "linucb-diag", "ratio_to_random"),
         ],
     ),
     (
@@ -405,7 +425,7 @@ def test_which_private_agent_table_matches_the_learning_suite():
             source = REAL_DATA_SCALING if setting.startswith("scaling:") else LEARNING_SUITE
             assert rounds_to(text, value), f"{prefix}: {agent} {text} vs {value:.4g} in {source.name}"
     suite = pd.read_csv(LEARNING_SUITE, comment="#")
-    every = suite[suite["setting"].str.startswith("id:") & suite["agent"].str.startswith("private")]
+    every = suite[suite["setting"].str.startswith("id:") & suite["agent"].isin(["private", "private-perarm"])]
     low, high = _find(
         r"every registered environment at its defaults, T = 10\^5 \| ([\d.]+)x to ([\d.]+)x",
         _section("Which private agent"),
@@ -447,16 +467,15 @@ def test_the_simple_reference_numbers_match_its_page():
 
 
 
-def test_the_current_digits_number_matches_the_simple_reference_page():
-    """The note under the table: today's `private` on digits at T = 10^4 (the suite's row predates issue 29)."""
-    horizon, accuracy, seeds = _find(
-        r"on digits at T = 10\^(\d) the current code reads ([\d.]+) on (\d+) other seeds "
-        r"\(`results/etc_baseline.md`\)",
+def test_the_digits_change_since_the_previous_suite_run_is_the_pages():
+    """"`private` lost on digits (0.54 -> 0.49 at T = 10^4, 0.86 -> 0.84 at 10^5)": the new numbers are the
+    suite's (the old ones are its previous run's, before issue 29)."""
+    _, new_a, _, new_b = _find(
+        r"lost on digits \(([\d.]+) -> ([\d.]+) at T = 10\^4, ([\d.]+) -> ([\d.]+) at 10\^5\)",
         _section("Which private agent"),
     )
-    page = pd.read_csv(ETC_BASELINE, comment="#")
-    row = page[(page["setting"] == "digits") & (page["T"] == 10 ** int(horizon)) & (page["agent"] == "private")]
-    assert len(row) == 1 and rounds_to(accuracy, row["accuracy"].iloc[0]) and row["seeds"].iloc[0] == int(seeds)
+    assert rounds_to(new_a, _learning_suite("S6a", "private", "accuracy"))
+    assert rounds_to(new_b, _learning_suite("S6b", "private", "accuracy"))
 
 
 # ------------------------------------------------------------------------------ privacy numbers
