@@ -13,7 +13,7 @@ Settings (issue 23's table; the targets are for the recommended ``private`` agen
 - ``id:*``: every registered environment id at its defaults, T = 10^5 (``private`` and the ``private-etc``
   reference only): the ratio's CI below 1.
 - I1a, I1b (issue 29 item 1): ``dpbandit/ImbalancedClasses-v0``, ``make_classification`` with weights
-  .55/.25/.15/.05 (majority share 0.547), T = 10^4 and 10^5: accuracy >= majority share + 0.05 (0.597);
+  .55/.25/.15/.05 (majority share 0.5468), T = 10^4 and 10^5: accuracy >= majority share + 0.05 (0.5968);
 - I4 (issue 29 item 4): ``LinearBandit-v0`` with 20 arms, d = 25, T = 2 x 10^4 (noise off within 2x LinUCB).
 
 Every private agent runs at its defaults: only ``epsilon = 1`` (and ``delta`` where the setting fixes it, S2);
@@ -100,6 +100,17 @@ SLOW_DPUCB_DISJOINT = "about 1 ms per round on digits: 100 s per run at T = 10^5
 NO_DPUCB = "DP-UCB keeps d x d tree nodes per arm (block: (K d)^2): tens of GB at d = 5000"
 NO_LINUCB = ("disjoint LinUCB keeps K d x d matrices: 2 GB and d^2 work per round at d = 5000 (it refuses); "
              "linucb-diag, LinUCB with a diagonal Gram, is the non-private row")
+
+
+def _imbalanced_target() -> str:
+    """Issue 29 item 1's bar on ``ImbalancedClasses-v0``: accuracy at least 0.05 above the majority share, exact."""
+    from envs.datasets import load_bundled
+
+    _, labels = load_bundled("imbalanced")
+    return f"accuracy >= {np.bincount(labels).max() / len(labels) + 0.05:.4f}"
+
+
+IMBALANCED_TARGET = _imbalanced_target()
 SETTINGS = [
     Setting("S1", "dpbandit/HDBSection54-v0", 10_000, target="ratio <= 0.18", noise_off=True),
     Setting("S2", "dpbandit/GLMBandit-v0", 10_000, env={**fliphat_env(400), "n_arms": 8}, delta=0.01,
@@ -118,9 +129,9 @@ SETTINGS = [
             skip=(("dpucb", SLOW_DPUCB),)),
     Setting("S6b", "dpbandit/Digits-v0", 100_000, target="accuracy >= 0.85", classification=True,
             noise_off=True, skip=(("dpucb", SLOW_DPUCB), ("dpucb-disjoint", SLOW_DPUCB_DISJOINT))),
-    Setting("I1a", "dpbandit/ImbalancedClasses-v0", 10_000, target="accuracy >= 0.597",
+    Setting("I1a", "dpbandit/ImbalancedClasses-v0", 10_000, target=IMBALANCED_TARGET,
             classification=True, noise_off=True, skip=(("dpucb", SLOW_DPUCB),)),
-    Setting("I1b", "dpbandit/ImbalancedClasses-v0", 100_000, target="accuracy >= 0.597",
+    Setting("I1b", "dpbandit/ImbalancedClasses-v0", 100_000, target=IMBALANCED_TARGET,
             classification=True, skip=(("dpucb", SLOW_DPUCB), ("dpucb-disjoint", SLOW_DPUCB_DISJOINT))),
     Setting("I4", "dpbandit/LinearBandit-v0", 20_000, env={"dim": 25, "n_arms": 20}, target="ratio's CI below 1",
             noise_off=True, skip=(("dpucb", SLOW_DPUCB),)),
