@@ -40,6 +40,7 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import subprocess  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 import sys  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -435,7 +436,7 @@ def main() -> None:
     args.stem = "learning_suite_quick" if args.quick else "learning_suite"
     args.seeds_override, args.horizon_override = (2, 2_000) if args.quick else (None, None)
     settings = chosen_settings(args.settings)
-    tables, refused = [], []
+    tables, refused, probes = [], [], []
     plan = [(setting, entries_for(setting, args)) for setting in settings]
     failed = {} if args.report else run_all(plan, args)
     for setting, entries in plan:
@@ -449,8 +450,13 @@ def main() -> None:
         table.insert(1, "target", setting.target)
         if args.memory:
             by_label = {entry["label"]: entry for entry in entries}
-            table["peak_memory_mb"] = [peak_memory_mb(by_label[a], setting, args) for a in table["agent"]]
+            probes += [(len(tables), agent, by_label[agent], setting) for agent in table["agent"]]
         tables.append(table)
+    if probes:  # one fresh process per probe, as many at once as there are cores (each measures only itself)
+        with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+            peaks = list(pool.map(lambda probe: peak_memory_mb(probe[2], probe[3], args), probes))
+        for (index, agent, _, _), peak in zip(probes, peaks, strict=True):
+            tables[index].loc[tables[index]["agent"] == agent, "peak_memory_mb"] = peak
     table = pd.concat(tables, ignore_index=True)
     RESULTS.mkdir(exist_ok=True)
     command = command_line()
