@@ -376,6 +376,20 @@ def noise_off_table(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def marker(agent: str) -> str:
+    """The suite plot's marker: a diamond for ``private``, squares for per-arm forms (they share their shared-context
+    form's colour), a triangle for ``private`` with the noise off, a cross for non-private references, else dots."""
+    if agent == RECOMMENDED:
+        return "D"
+    if agent == NOISE_OFF:
+        return "^"
+    if agent.endswith("-perarm"):
+        return "s"
+    if agent in ("linucb", "shared-linucb", "linucb-diag", "random", "random-perarm"):
+        return "x"
+    return "o"
+
+
 def plot(table: pd.DataFrame, path: Path) -> None:
     """Ratio to random per setting (log scale), one marker per agent; ``private`` drawn on top."""
     settings = list(dict.fromkeys(table["setting"]))
@@ -391,8 +405,8 @@ def plot(table: pd.DataFrame, path: Path) -> None:
             x,
             y,
             yerr=err,
-            fmt="D" if agent == RECOMMENDED else "o",
-            ms=7 if agent == RECOMMENDED else 3,
+            fmt=marker(agent),
+            ms=7 if agent == RECOMMENDED else 4,
             capsize=2,
             color="black" if agent == RECOMMENDED else agent_colour(agent),
             label=agent,
