@@ -39,7 +39,7 @@ from dpbandit import _validate as v
 from dpbandit.privacy.accounting import epsilon_for, gaussian_event, gaussian_sigma
 from dpbandit.privacy.noise import gaussian, symmetric_gaussian
 
-__all__ = ["LocalGaussianRandomizer", "authors_local_std", "local_epsilon", "report_sensitivity"]
+__all__ = ["LocalGaussianRandomizer", "authors_local_std", "checked_record", "local_epsilon", "report_sensitivity"]
 
 
 def report_sensitivity(feature_bound: float, reward_bound: float, *, disjoint: bool = False) -> float:
@@ -76,6 +76,20 @@ def local_epsilon(sigma: float, sensitivity: float, delta: float, reports: int =
     """Epsilon at ``delta`` of ``reports`` Gaussian reports of std ``sigma`` (PLD accountant of dp_accounting)."""
     return epsilon_for(gaussian_event(sigma, sensitivity, reports), delta, "pld")
 
+
+def checked_record(
+    x: np.ndarray, reward: float, *, dim: int, feature_bound: float, reward_bound: float
+) -> tuple[np.ndarray, float]:
+    """One user's ``(x, reward)`` as floats, or ``ValueError`` naming the bound it exceeds (nothing clipped): the
+    bounds every local randomizer's sensitivity rests on (``||x||_2 <= feature_bound``, ``|r| <= reward_bound``)."""
+    x = v.finite_array(x=x, shape=(dim,))
+    reward = v.finite(reward=reward)
+    norm = float(np.linalg.norm(x))
+    if norm > feature_bound * (1 + 1e-12):
+        raise ValueError(f"Expected ||x||_2 <= feature_bound={feature_bound}, got {norm:.6g}.")
+    if abs(reward) > reward_bound * (1 + 1e-12):
+        raise ValueError(f"Expected |reward| <= reward_bound={reward_bound}, got {reward:.6g}.")
+    return x, reward
 
 @dataclass(frozen=True)
 class LocalGaussianRandomizer:
@@ -133,14 +147,8 @@ class LocalGaussianRandomizer:
 
     def check(self, x: np.ndarray, reward: float) -> tuple[np.ndarray, float]:
         """``(x, reward)`` as floats, or ``ValueError`` naming the bound a report exceeds (nothing clipped)."""
-        x = v.finite_array(x=x, shape=(self.dim,))
-        reward = v.finite(reward=reward)
-        norm = float(np.linalg.norm(x))
-        if norm > self.feature_bound * (1 + 1e-12):
-            raise ValueError(f"Expected ||x||_2 <= feature_bound={self.feature_bound}, got {norm:.6g}.")
-        if abs(reward) > self.reward_bound * (1 + 1e-12):
-            raise ValueError(f"Expected |reward| <= reward_bound={self.reward_bound}, got {reward:.6g}.")
-        return x, reward
+        return checked_record(x, reward, dim=self.dim, feature_bound=self.feature_bound,
+                              reward_bound=self.reward_bound)
 
     def noise(self, rng: np.random.Generator, count: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """``count`` reports' noise: Gram noise ``(count, models, d, d)``, vector noise ``(count, models, d)``."""

@@ -44,6 +44,7 @@ from functools import lru_cache
 import numpy as np
 
 from dpbandit import _validate as v
+from dpbandit.privacy.local import checked_record
 
 __all__ = [
     "VectorSumRandomizer",
@@ -213,14 +214,8 @@ class VectorSumRandomizer:
 
     def check(self, x: np.ndarray, reward: float) -> tuple[np.ndarray, float]:
         """``(x, reward)`` as floats, or ``ValueError`` naming the bound exceeded (nothing clipped)."""
-        x = v.finite_array(x=x, shape=(self.dim,))
-        reward = v.finite(reward=reward)
-        norm = float(np.linalg.norm(x))
-        if norm > self.feature_bound * (1 + 1e-12):
-            raise ValueError(f"Expected ||x||_2 <= feature_bound={self.feature_bound}, got {norm:.6g}.")
-        if abs(reward) > self.reward_bound * (1 + 1e-12):
-            raise ValueError(f"Expected |reward| <= reward_bound={self.reward_bound}, got {reward:.6g}.")
-        return x, reward
+        return checked_record(x, reward, dim=self.dim, feature_bound=self.feature_bound,
+                              reward_bound=self.reward_bound)
 
     def encode(self, rng: np.random.Generator, values: np.ndarray) -> np.ndarray:
         """R's message per coordinate: randomised rounding of ``g (v - lo) / width`` plus ``Bin(b, p)``."""
