@@ -202,40 +202,40 @@ def ordering(table: pd.DataFrame, epsilon: float, prefix: str = "") -> str:
 
 READING = """## Reading
 
-* **On (a), shuffle beats local under a certified bound, but only with P_Vec.** `shuffle P_Vec LinUCB`
+* **On (a), with certified noise, shuffle beats local, clearly with P_Vec.** `shuffle P_Vec LinUCB`
   (Chowdhury and Zhou's vector-sum protocol, binomial count calibrated by dp_accounting) has lower mean regret
-  than `local LinUCB` at every epsilon: 4,990 vs 8,200 at 0.2, 2,979 vs 6,768 at 1, 1,364 vs 3,850 at 5,
-  within the intervals of central `private` (3,185 / 3,063 / 1,952). P_Vec's noise is one binomial per
-  batch coordinate: per user std 6.9 / 1.6 / 0.38 at epsilon 0.2 / 1 / 5, against 50 / 12 / 2.9 for the
-  local report. The price is trust: P_Vec's privacy is all in the shuffler (one user's messages alone are
-  5.5-DP at epsilon 0.2 and not DP at all from epsilon 1, `local_epsilon`), whereas P_Amp's report is
-  locally private on its own.
-* **P_Amp (`shuffle LinUCB`, certified) is still the worst private agent on (a).** With the FMT21 numerical
-  clone bound, a batch of ``B = ceil(T^0.6) = 381`` amplifies a local ``eps0`` of only 0.88 / 2.27 / 5 to
-  0.2 / 1 / 5 centrally: report std 19.7 / 8.2 / 4.4, below the local agent's at 0.2 and above it at 5,
-  and a batch plays one arm for 381 rounds on fixed arms.
-* **Under the authors' calibration the published ordering (SDP below LDP) appears for P_Amp, because its
-  noise is not certified.** With their code's noise (batch 20) their P_Amp has lower regret than their
-  local agent at every claimed epsilon (5,813 vs 8,718 at 0.2; 1,904 vs 4,069 at 1; 940 vs 1,489 at 5). But
-  the std ``sqrt(ln(2.5 B/delta)) / (epsilon sqrt B)`` assumes an ``epsilon sqrt(B)`` local budget: at a
+  than `local LinUCB` at every epsilon: 6,510 vs 9,050 at 0.2, 2,803 vs 7,292 at 1, 1,459 vs 3,313 at 5 (the
+  intervals separate from epsilon 1 up), and from epsilon 1 up it is within the intervals of central `private`
+  (1,664 at 1, 1,962 at 5). P_Vec's noise is one binomial per batch coordinate: per user std 6.9 / 1.6 / 0.38
+  at epsilon 0.2 / 1 / 5, against 50 / 12 / 2.9 for the local report. The price is trust: P_Vec's privacy is
+  all in the shuffler (one user's messages alone are 5.5-DP at epsilon 0.2 and not DP at all from epsilon 1,
+  `local_epsilon`), whereas P_Amp's report is locally private on its own.
+* **P_Amp (`shuffle LinUCB`, certified) is below local only at small epsilon.** 7,018 / 6,541 / 5,984 at
+  epsilon 0.2 / 0.5 / 1 against local's 9,050 / 8,321 / 7,292 (intervals overlapping), above it at 2 and 5
+  (5,678 vs 5,502; 4,784 vs 3,313). With the FMT21 numerical clone bound, a batch of
+  ``B = ceil(T^0.6) = 381`` amplifies a local ``eps0`` of only 0.88 / 2.27 / 5 to 0.2 / 1 / 5 centrally:
+  report std 19.7 / 8.2 / 4.4, below the local agent's at 0.2 and above it at 5, and a batch plays one arm
+  for 381 rounds on fixed arms.
+* **Under the authors' calibration the published ordering (SDP below LDP) holds for P_Amp at every epsilon,
+  because its noise is not certified.** With their code's noise (batch 20) their P_Amp has lower regret than
+  their local agent at every claimed epsilon (4,495 vs 7,783 at 0.2; 1,612 vs 4,061 at 1; 871 vs 1,501 at 5).
+  But the std ``sqrt(ln(2.5 B/delta)) / (epsilon sqrt B)`` assumes an ``epsilon sqrt(B)`` local budget: at a
   claimed 0.2 the FMT21 bound certifies 5.1 (delta 1/T), and nothing at or below 16 for claims from 0.5 up
   (`epsilon` column: inf). Their local noise ``sqrt(ln(2.5/delta)) / epsilon`` has no sensitivity factor:
   it certifies 0.69 / 4.3 / 35 at claims 0.2 / 1 / 5 here (delta 1/T, ``||x|| <= sqrt 2``; at their delta
   0.1 it is over-noised, 0.15). Their P_Vec (``b = g^2 ln(d/delta)^2 / (epsilon^2 B)``, ``p = 1/4``)
-  certifies 0.58 / 3.5 / 8.2 at claims 0.2 / 1 / 2, and its regret is below their local agent's only at
-  claims 0.2 (8,536 vs 8,718, a tie within the intervals) and 5. At matched certified epsilon (about 5) their P_Amp (5,813) is behind our P_Vec (1,364) and our
-  local agent (3,850).
+  certifies 0.58 / 3.5 / 8.2 at claims 0.2 / 1 / 2; its regret is below their local agent's at claims 0.2
+  (7,603 vs 7,783, a tie within the intervals), 2 and 5, above it at 0.5 and 1. At matched certified epsilon
+  (about 5) their P_Amp (4,495 at a claimed 0.2) is behind our P_Vec (1,459) and level with our local agent
+  (3,313; intervals overlapping).
 * **Central beats shuffle and local on (b) and (c).** There the local and P_Amp agents stay at random
   play's level for every epsilon up to 5 (random play: ~978 on (b), results/fig5_1.md; ~9,000 on (c)): a
   report's sensitivity is of order ``L^2`` (``L = sqrt 50`` on (b)), its noise is paid once per round, and
   the regulariser ``2 gamma = 2 sigma sqrt(T D)`` swamps the data at T = 10^4. P_Vec has no disjoint
   (shared-context) form here (it would sum ``K`` blocks of coordinates), so it is not on (b) or (c).
-* **Seeds and cost.** 3 seeds (0..2, root 0) for every row; intervals on (a) are wide because each seed
-  draws its own arms and parameter. The new rows of (a) (P_Vec and the three authors'-calibration agents,
-  60 runs) took 15.1 minutes of agent wall time and the `private` reruns 4.8 (sum of wall_time_s x seeds,
-  measured under a load of ~6 on 2 cores, so the CPU time is lower); the other rows were not rerun (see
-  above). The authors ran 50 seeds.
-
+* **Seeds and cost.** (a): 10 seeds (0..9, root 0) for every row, 350 cells in 12.6 minutes on 2 cores
+  (load about 2); intervals are wide because each seed draws its own arms and parameter. (b) and (c): 3 seeds
+  (0..2), kept from the previous run (see above). The authors ran 50 seeds.
 """
 
 
