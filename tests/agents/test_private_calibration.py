@@ -52,6 +52,8 @@ def test_dpucb_calibration_inputs(calibration: str) -> None:
     report = agent.privacy
     assert report.epsilon == pytest.approx(ref.tree_epsilon(sigma / (L**2 + B**2), T, delta), rel=1e-4)
     assert (report.claimed_epsilon, report.claimed_delta) == (eps, delta)
+    # the multiplier the report prints is the one accounted: node std over the sensitivity
+    assert f"noise multiplier {sigma / (L**2 + B**2):.4g} " in report.notes
     if calibration == "accountant":
         assert report.epsilon == pytest.approx(eps, rel=1e-4)
 
