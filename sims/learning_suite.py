@@ -177,8 +177,8 @@ def private_names() -> list[str]:
     cost 267 of the suite's 309 CPU-minutes (``python benchmarks/study_cost.py``, docs/performance.md) to show
     what that page shows at epsilon = 1: on Figure 5.1 and digits they play like random. ``--agents`` still runs
     them by name."""
-    return [n for n in REGISTERED if n not in ALIASES and is_private(n)
-            and agent_class(n).trust_model in (None, "central")]
+    return [n for n in REGISTERED if n not in ALIASES and agent_class(n).trust_model in (None, "central")
+            and is_private(n)]  # the class attribute first: only central agents are built
 
 
 def fits(name: str, setting: Setting) -> bool:
