@@ -46,6 +46,11 @@ HDB = (
     "tests/agents/test_fast_paths.py",
     *_cases("dp-hdb-step/compiled"),
 )
+TOPDOWN = (
+    "tests/privacy/test_topdown.py",
+    "tests/agents/test_fast_paths.py",
+    *_cases("dp-hdb-step/compiled-topdown"),
+)
 UCB = (
     "tests/agents/test_dpucb.py",
     "tests/agents/test_private_calibration.py",
@@ -276,6 +281,42 @@ MUTANTS: tuple[Mutant, ...] = (
         "steps_per_arm = min(self.horizon, self.warmup + max(0, self.horizon - forced))",
         "steps_per_arm = min(self.horizon, 1 + max(0, self.horizon - forced))",
         HDB,
+    ),
+    # ------------------------------------------------ top-down report-noisy-min (numpy path, DP-HDB kernel)
+    Mutant(
+        "topdown-renyi-divides-by-n",
+        "dpbandit/privacy/topdown.py",
+        "log_cdf -= rng.standard_exponential() / (n - k)",
+        "log_cdf -= rng.standard_exponential() / n",
+        TOPDOWN,
+    ),
+    Mutant(
+        "topdown-truncation-dropped",
+        "dpbandit/privacy/topdown.py",
+        "            while noise > top:\n",
+        "            while noise > np.inf:\n",
+        TOPDOWN,
+    ),
+    Mutant(
+        "topdown-settles-without-the-noise-bound",
+        "dpbandit/privacy/topdown.py",
+        "settled = best_val <= z_min - top",
+        "settled = best_val <= z_min",
+        TOPDOWN,
+    ),
+    Mutant(
+        "topdown-numpy-scale-halved",
+        "dpbandit/privacy/topdown.py",
+        "z = scores / (scale if scale.ndim == 0 else scale[:, None])",
+        "z = 2.0 * scores / (scale if scale.ndim == 0 else scale[:, None])",
+        TOPDOWN,
+    ),
+    Mutant(
+        "topdown-kernel-scores-doubled",
+        "dpbandit/agents/kernels/hdb.py",
+        "            vertex_z[j] = scores[j]\n",
+        "            vertex_z[j] = 2.0 * scores[j]\n",
+        TOPDOWN,
     ),
     # ------------------------------------------------------------ DP-UCB
     Mutant(

@@ -54,18 +54,33 @@ import numpy as np
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
 from dpbandit.agents.linear import play_loop, shared_block
-from dpbandit.optim.pofw import SELECTIONS, POFWBank, POFWPrivacy, Selection, line8_scale
+from dpbandit.optim.pofw import SELECTIONS, VERTEX_SAMPLERS, POFWBank, POFWPrivacy, Selection, line8_scale
 from dpbandit.privacy.accounting import zcdp_to_epsilon
 from dpbandit.privacy.budget import check_delta, require_reportable_epsilon
 from envs.links import Link, get_link
 
-__all__ = ["DPHDB", "default_warmup"]
+__all__ = ["DPHDB", "TOPDOWN_MIN_DIM", "default_warmup", "vertex_sampler_for"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpbandit.privacy.guarantee import PrivacyGuarantee
 
 HDBCalibration = Literal["joint", "paper"]
 _CALIBRATION_OF = {"joint": "accountant", "paper": "paper"}
+
+#: ``vertex_sampler="auto"`` draws the Laplace selection top down from this dimension on (module docstring).
+TOPDOWN_MIN_DIM = 1000
+
+
+def vertex_sampler_for(vertex_sampler: str, dim: int, selection: str) -> str:
+    """The sampler ``vertex_sampler`` resolves to: ``"auto"`` is ``"topdown"`` for the Laplace selection at
+    ``dim >= TOPDOWN_MIN_DIM``, else ``"per-vertex"``; an explicit choice is checked against ``selection``."""
+    choice = _validate.one_of(("auto", *VERTEX_SAMPLERS), vertex_sampler=vertex_sampler)
+    if choice == "auto":
+        return "topdown" if selection == "laplace" and dim >= TOPDOWN_MIN_DIM else "per-vertex"
+    if choice == "topdown" and selection != "laplace":
+        raise ValueError(f"vertex_sampler='topdown' draws Laplace noise; selection={selection!r} needs "
+                         "vertex_sampler='per-vertex' or 'auto'.")
+    return choice
 
 
 def default_warmup(dim: int, horizon: int, epsilon: float) -> int:
@@ -126,6 +141,8 @@ class DPHDB(Agent):
         selection: ``"laplace"`` (default, Algorithm 2 line 9) or ``"exponential"`` (module docstring).
         preselection: ``True`` (default, line 13) or ``False`` (every arm stays in K_t).
         noise: ``False`` = debugging switch (exact LMO, ``privacy`` is ``None``).
+        vertex_sampler: ``"auto"`` (default), ``"per-vertex"`` or ``"topdown"``: how the Laplace selection
+            draws its noise (module docstring; the same law and guarantee, different random numbers).
     """
 
     observation_model = "shared"
@@ -150,6 +167,7 @@ class DPHDB(Agent):
         selection: Selection = "laplace",
         preselection: bool = True,
         noise: bool = True,
+        vertex_sampler: str = "auto",
     ) -> None:
         super().__init__(n_arms, dim, rng=rng, horizon=horizon)
         if self.horizon is None:
@@ -172,6 +190,7 @@ class DPHDB(Agent):
             raise ValueError(f"Expected preselection={preselection!r} to be True or False.")
         self.preselection = preselection
         self.noise = bool(noise)
+        self.vertex_sampler = vertex_sampler_for(vertex_sampler, self.dim, self.selection)
         self.smoothness = link_smoothness(self.link, self.feature_bound * self.radius) * self.feature_bound**2
         forced = self.n_arms * self.warmup
         steps_per_arm = min(self.horizon, self.warmup + max(0, self.horizon - forced))
@@ -202,6 +221,7 @@ class DPHDB(Agent):
             rng=noise_rng,
             privacy=cal,
             noise=self.noise,
+            sampler=self.vertex_sampler,
         )
         self.round = 0
         self.frozen_theta: np.ndarray | None = None  # theta_{t0, i}, set when warm-up ends
@@ -296,7 +316,7 @@ class DPHDB(Agent):
         if X.size and np.max(np.abs(X)) > self.feature_bound * (1.0 + 1e-12):
             raise ValueError(f"Expected ||observation||_inf <= feature_bound={self.feature_bound}.")
         from dpbandit.agents import kernels
-        from dpbandit.agents.kernels.hdb import play
+        from dpbandit.agents.kernels.hdb import GUMBEL, PER_VERTEX, TOPDOWN, play
 
         bank, cal = self.bank, self.bank.privacy_calibration
         scale1 = float(line8_scale(np.ones(1), radius=bank.radius, smoothness=bank.smoothness,
@@ -308,12 +328,13 @@ class DPHDB(Agent):
         state = np.array([self.round], dtype=np.int64)
         ties = np.empty(self.n_arms, dtype=np.int64)
         start, chosen = 0, -1
+        sampler = GUMBEL if self.selection == "exponential" else {"per-vertex": PER_VERTEX,
+                                                                   "topdown": TOPDOWN}[self.vertex_sampler]
         while start < X.shape[0]:
             frozen = self.frozen_theta if self.frozen_theta is not None else bank.theta
             status, start, n = play(X, R, actions, start, chosen, state, bank.theta, bank.theta_prev,
                                     bank.direction, bank.t, frozen, bank.rng, cal.n_steps, warmup,
-                                    bank.radius, scale1, self.clip_norm, self._h_sub_used, ties,
-                                    self.selection == "exponential")
+                                    bank.radius, scale1, self.clip_norm, self._h_sub_used, ties, sampler)
             self.round = int(state[0])
             chosen = -1
             if status == kernels.TIE:
@@ -353,4 +374,5 @@ class DPHDB(Agent):
             "selection": self.selection,
             "preselection": self.preselection,
             "noise": self.noise,
+            "vertex_sampler": self.vertex_sampler,
         }

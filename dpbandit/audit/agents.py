@@ -99,7 +99,9 @@ _HDB_X = 0.01
 _HDB_REWARD = 200.0  # beyond clip_norm / |x| = 100: the clipped GLM gradient is -+clip_norm at every iterate
 
 
-def _hdb_case(name: str, multiplier_factor: float, expect: str, notes: str) -> AuditCase:
+def _hdb_case(
+    name: str, multiplier_factor: float, expect: str, notes: str, sampler: str = "per-vertex"
+) -> AuditCase:
     template = DPHDB(
         _HDB_ARMS,
         1,
@@ -109,6 +111,7 @@ def _hdb_case(name: str, multiplier_factor: float, expect: str, notes: str) -> A
         delta=_DELTA,
         warmup=2,
         feature_bound=_HDB_X,
+        vertex_sampler=sampler,
     )
     cal = template.bank.privacy_calibration
     eps_2 = float(cal.step_epsilons()[1])
@@ -139,7 +142,7 @@ def _hdb_case(name: str, multiplier_factor: float, expect: str, notes: str) -> A
         accountant_epsilon=eps_2 / multiplier_factor,
         accountant="analytic: report-noisy-min, non-monotone scores (2 Delta / b)",
         expect=expect,
-        notes=f"{notes} DP-HDB(K={_HDB_ARMS}, d=1, epsilon=10, joint, warm-up 2) via play_block; "
+        notes=f"{notes} DP-HDB(K={_HDB_ARMS}, d=1, epsilon=10, joint, warm-up 2, {sampler}) via play_block; "
         f"scale multiplier {cal.multiplier:.4g}.",
     )
 
@@ -152,6 +155,18 @@ def _hdb_compiled() -> AuditCase:
 @register("dp-hdb-step/noise-halved")
 def _hdb_halved() -> AuditCase:
     return _hdb_case("dp-hdb-step/noise-halved", 0.5, "flag", "Calibration multiplier halved, same claim.")
+
+
+@register("dp-hdb-step/compiled-topdown")
+def _hdb_compiled_topdown() -> AuditCase:
+    return _hdb_case("dp-hdb-step/compiled-topdown", 1.0, "pass",
+                     "Second DP-POFW step of each arm, compiled kernel, noise drawn top down.", "topdown")
+
+
+@register("dp-hdb-step/topdown-noise-halved")
+def _hdb_topdown_halved() -> AuditCase:
+    return _hdb_case("dp-hdb-step/topdown-noise-halved", 0.5, "flag",
+                     "Calibration multiplier halved, same claim, noise drawn top down.", "topdown")
 
 
 # ---------------------------------------------------------------- DP-UCB's own tree

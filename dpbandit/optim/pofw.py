@@ -40,6 +40,12 @@ generic ``eps_t^2 / 2`` of a pure-DP step: a quarter of the zCDP cost, so the ac
 calibration needs half the temperature. ``"paper"`` with ``"exponential"`` runs each step at A.6's
 ``eps_t`` (its advanced-composition claim holds for any ``eps_t``-DP step).
 
+Vertex sampler (how the Laplace selection's noise is drawn; the law, hence the guarantee, is the same):
+``"per-vertex"`` draws one ``Lap(b_t)`` per vertex, ``2d`` per step (:func:`dpbandit.privacy.rnm.report_noisy_min`);
+``"topdown"`` draws the noise's largest order statistics first and stops once the winner is settled
+(:mod:`dpbandit.privacy.topdown`), a few draws per step when the scores are close in noise units, as at
+line 8's scale. The two give different random numbers for a seed.
+
 :class:`POFWBank` runs K independent instances in lock-step (vectorised, no Python loop over
 instances, coordinates or vertices); :class:`DPPOFW` is the single-instance streaming optimiser
 of :mod:`dpbandit.optim.base` built on it. ``noise=False`` is the debugging switch: exact LMO,
@@ -58,6 +64,7 @@ from dpbandit.optim.geometry import lmo
 from dpbandit.optim.losses import Loss
 from dpbandit.privacy import accounting
 from dpbandit.privacy.rnm import exponential_mechanism, report_noisy_min
+from dpbandit.privacy.topdown import report_noisy_min_topdown
 
 __all__ = [
     "CALIBRATIONS",
@@ -65,6 +72,7 @@ __all__ = [
     "POFWBank",
     "POFWPrivacy",
     "SELECTIONS",
+    "VERTEX_SAMPLERS",
     "ZCDP_PER_EPSILON2",
     "private_vertex",
 ]
@@ -77,6 +85,8 @@ CALIBRATIONS: tuple[str, ...] = ("accountant", "paper")
 Selection = Literal["laplace", "exponential"]
 SELECTIONS: tuple[str, ...] = ("laplace", "exponential")
 #: zCDP of one eps-DP selection step, per eps^2: pure DP (Bun-Steinke) vs bounded range (Cesar-Rogers).
+VertexSampler = Literal["per-vertex", "topdown"]
+VERTEX_SAMPLERS: tuple[str, ...] = ("per-vertex", "topdown")
 ZCDP_PER_EPSILON2 = {"laplace": 0.5, "exponential": 0.125}
 
 
@@ -203,6 +213,8 @@ class POFWBank:
         rng: generator of the selection noise.
         privacy: the calibration (:class:`POFWPrivacy`); ignored when ``noise=False``.
         noise: ``False`` = debugging switch: exact LMO, no privacy.
+        sampler: ``"per-vertex"`` (default) or ``"topdown"``: how the Laplace selection draws its noise
+            (module docstring; the same law). Only with ``selection="laplace"``.
     """
 
     def __init__(
@@ -216,6 +228,7 @@ class POFWBank:
         rng: np.random.Generator,
         privacy: POFWPrivacy | None,
         noise: bool = True,
+        sampler: VertexSampler = "per-vertex",
     ) -> None:
         self.n_instances = _validate.integer(n_instances=n_instances, minimum=1)
         self.dim = _validate.integer(dim=dim, minimum=1)
@@ -227,6 +240,10 @@ class POFWBank:
         if self.noise and not isinstance(privacy, POFWPrivacy):
             raise TypeError("Expected privacy to be a POFWPrivacy when noise=True.")
         self.privacy_calibration = privacy if self.noise else None
+        self.sampler = _validate.one_of(VERTEX_SAMPLERS, sampler=sampler)
+        if self.sampler == "topdown" and self.noise and privacy.selection != "laplace":
+            raise ValueError(f"sampler='topdown' draws Laplace noise; selection={privacy.selection!r} needs "
+                             "sampler='per-vertex'.")
         shape = (self.n_instances, self.dim)
         self.theta = np.zeros(shape)  # theta_{t+1} after t steps
         self.theta_prev = np.zeros(shape)  # theta_t
@@ -274,11 +291,17 @@ class POFWBank:
             lipschitz=self.lipschitz,
             privacy=self.privacy_calibration,
         )
-        return private_vertex(self.rng, direction, self.radius, scale, self.privacy_calibration.selection)
+        return private_vertex(self.rng, direction, self.radius, scale, self.privacy_calibration.selection,
+                              self.sampler)
 
 
 def private_vertex(
-    rng: np.random.Generator, direction: np.ndarray, radius: float, scale: np.ndarray, selection: str
+    rng: np.random.Generator,
+    direction: np.ndarray,
+    radius: float,
+    scale: np.ndarray,
+    selection: str,
+    sampler: VertexSampler = "per-vertex",
 ) -> np.ndarray:
     """Private LMO over the l1 ball: one vertex per row of ``direction`` (shape ``(k, d)``).
 
@@ -286,10 +309,13 @@ def private_vertex(
     ``s_v = <direction, v>``; row i uses the noise scale ``scale[i]``: report-noisy-min with
     ``Lap(scale)`` (``selection="laplace"``, Algorithm 2 line 9) or the exponential mechanism
     ``P(v) ~ exp(-s_v / scale)`` sampled by Gumbel-max (``"exponential"``). Either is
-    ``2 Delta / scale``-DP for scores of sensitivity ``Delta`` (module docstring).
+    ``2 Delta / scale``-DP for scores of sensitivity ``Delta`` (module docstring). ``sampler="topdown"``
+    draws the Laplace selection's noise top down (the same law; module docstring).
     """
     scores = radius * np.concatenate([direction, -direction], axis=1)
-    if selection == "laplace":
+    if selection == "laplace" and sampler == "topdown":
+        index = report_noisy_min_topdown(rng, scores, scale)
+    elif selection == "laplace":
         # argmin(s + Lap(b)) = argmin(s / b + Lap(1)): one call with per-row scales b_t
         index = report_noisy_min(rng, scores / scale[:, None], 1.0)
     else:

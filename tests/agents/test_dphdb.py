@@ -125,3 +125,29 @@ def test_validation():
     agent = DPHDB(2, 3, rng=np.random.default_rng(0), horizon=10)
     with pytest.raises(ValueError, match="feature_bound"):
         agent.act(np.array([2.0, 0.0, 0.0]))
+
+
+def test_vertex_sampler_auto_draws_top_down_from_dimension_1000_and_keeps_the_per_vertex_stream_below():
+    from dpbandit.agents.dphdb import TOPDOWN_MIN_DIM
+
+    def make(dim, **kwargs):
+        return DPHDB(2, dim, rng=np.random.default_rng(0), horizon=100, warmup=5, **kwargs)
+
+    assert TOPDOWN_MIN_DIM == 1000
+    assert make(999).vertex_sampler == make(999).params["vertex_sampler"] == "per-vertex"
+    assert make(1000).vertex_sampler == "topdown"
+    assert make(1000, selection="exponential").vertex_sampler == "per-vertex"  # Gumbel draws per vertex
+    assert make(5, vertex_sampler="topdown").bank.sampler == "topdown"
+    # below the threshold "auto" plays the per-vertex stream bit for bit (the published pages' numbers)
+    rng = np.random.default_rng(3)
+    X, R = rng.uniform(-1, 1, (300, 30)), rng.normal(size=(300, 2))
+    auto, per_vertex, topdown = (DPHDB(2, 30, rng=np.random.default_rng(4), horizon=300, warmup=20, vertex_sampler=s)
+                                 for s in ("auto", "per-vertex", "topdown"))
+    np.testing.assert_array_equal(auto.play_block(X, R), per_vertex.play_block(X, R))
+    np.testing.assert_array_equal(auto.theta, per_vertex.theta)
+    topdown.play_block(X, R)
+    assert not np.array_equal(topdown.theta, per_vertex.theta)  # other random numbers, the same law
+    with pytest.raises(ValueError, match="vertex_sampler"):
+        make(5, vertex_sampler="fast")
+    with pytest.raises(ValueError, match="vertex_sampler='topdown'"):
+        make(5, vertex_sampler="topdown", selection="exponential")

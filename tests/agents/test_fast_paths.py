@@ -65,12 +65,13 @@ def _play_both(make, X: np.ndarray, R: np.ndarray, cuts: tuple[int, ...]):
     return fast, slow, fast_actions, slow_actions
 
 
-def test_dphdb_compiled_equals_numpy_through_warmup_ties_and_block_edges() -> None:
+@pytest.mark.parametrize("sampler", ["per-vertex", "topdown"])
+def test_dphdb_compiled_equals_numpy_through_warmup_ties_and_block_edges(sampler) -> None:
     T, d, K = 1500, 12, 3
     X, R = _rounds(T, d, K)
 
     def make() -> DPHDB:
-        return DPHDB(K, d, rng=np.random.default_rng(7), horizon=T, warmup=40)
+        return DPHDB(K, d, rng=np.random.default_rng(7), horizon=T, warmup=40, vertex_sampler=sampler)
 
     fast, slow, a_fast, a_slow = _play_both(make, X, R, cuts=(1, 57, 120, 121, 700))
     np.testing.assert_array_equal(a_fast, a_slow)

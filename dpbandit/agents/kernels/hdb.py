@@ -8,8 +8,10 @@ the line-8 scale ``b_t = scale1 / sqrt(t)``, and the Frank-Wolfe step
 ``theta + (v - theta) / (t + 1)``. Only the summation order of the dot products ``x^T theta``
 differs (sequential here), so iterates agree to rounding and the actions are identical.
 
-The selection is report-noisy-min with Laplace noise (Algorithm 2 line 9) or, with ``gumbel``, the
-exponential mechanism by Gumbel-max (``DPHDB(selection="exponential")``): argmax over the vertices of
+The selection is report-noisy-min with Laplace noise (Algorithm 2 line 9), drawn per vertex
+(``PER_VERTEX``) or top down (``TOPDOWN``, :func:`dpbandit.privacy.topdown.noisy_argmin_topdown` on the 2d
+scores ``r d_j / b_t`` then their negatives: the same function and draws as the numpy path), or, with
+``GUMBEL``, the exponential mechanism by Gumbel-max (``DPHDB(selection="exponential")``): argmax over the vertices of
 ``-s_v / b_t + G_v`` with one standard Gumbel draw per vertex, in the same C order, as
 :func:`dpbandit.privacy.rnm.exponential_mechanism` computes it (:func:`dpbandit.optim.pofw.private_vertex`).
 The Gumbel draws follow NumPy's ``Generator.gumbel``: ``-log(-log(U))`` with ``U = 1 - rng.random()``,
@@ -33,6 +35,10 @@ import numpy as np
 
 from dpbandit.agents.kernels import DONE, STEP_LIMIT, TIE, WARMUP_END
 from dpbandit.agents.kernels.ties import array_max, best_arms
+from dpbandit.privacy.topdown import LAZY_LIMIT, noisy_argmin_topdown
+
+#: ``sampler`` codes of :func:`play`: Laplace per vertex, Gumbel per vertex, Laplace top down.
+PER_VERTEX, GUMBEL, TOPDOWN = 0, 1, 2
 
 
 @numba.njit(cache=True, error_model="numpy", inline="always")
@@ -54,10 +60,11 @@ def _gumbel1(rng):
 
 @numba.njit(cache=True, error_model="numpy")
 def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, radius, scale1, clip_norm, scores,
-               gumbel):
+               sampler, vertex_z, placed, order):
     """One Algorithm 2 step of instance ``i``: on ``(x, reward)`` if ``real``, else on (0, zeta(0)=0).
 
-    ``scores`` is scratch space of length d for the noiseless vertex scores ``r d_j / b_t``.
+    ``scores`` is scratch space of length d for the noiseless vertex scores ``r d_j / b_t``; ``vertex_z``
+    (2d), ``placed`` (2d) and ``order`` are the top-down sampler's (``sampler == TOPDOWN``).
     """
     d = theta.shape[1]
     t = counts[i] + 1
@@ -82,7 +89,12 @@ def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, ra
     for j in range(d):  # the scores of +r e_j, without noise (a vectorisable loop of divisions)
         scores[j] = radius * direction[i, j] / scale
     best = 0
-    if gumbel:  # argmax of -s_v / b + G_v (first maximum, as np.argmax)
+    if sampler == TOPDOWN:  # the same law as the per-vertex draws below (dpbandit.privacy.topdown)
+        for j in range(d):
+            vertex_z[j] = scores[j]
+            vertex_z[d + j] = -scores[j]
+        best = noisy_argmin_topdown(rng, vertex_z, placed, order)
+    elif sampler == GUMBEL:  # argmax of -s_v / b + G_v (first maximum, as np.argmax)
         best_val = -np.inf
         for j in range(d):  # vertices +r e_j (draws in C order over the 2d vertices)
             val = -scores[j] + _gumbel1(rng)
@@ -115,7 +127,7 @@ def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, ra
 
 @numba.njit(cache=True, error_model="numpy")
 def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, counts, frozen, rng,
-         n_steps, warmup, radius, scale1, clip_norm, h_sub, ties, gumbel):
+         n_steps, warmup, radius, scale1, clip_norm, h_sub, ties, sampler):
     """Play rounds ``start..`` of the block ``X (m, d)``, ``R (m, K)``; write ``actions``.
 
     ``state[0]`` is the agent's round counter; ``chosen >= 0`` is the action of round ``start``
@@ -127,6 +139,9 @@ def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, coun
     scores = np.empty(K)
     forced = np.empty(K)
     vertex_scores = np.empty(X.shape[1])
+    vertex_z = np.empty(2 * X.shape[1] if sampler == TOPDOWN else 0)
+    placed = np.zeros(vertex_z.shape[0], dtype=np.bool_)
+    order = np.empty(LAZY_LIMIT, dtype=np.int64)
     for s in range(start, m):
         x = X[s]
         forced_round = state[0] < forced_rounds  # a run-time bool (a literal True would compile twice)
@@ -135,7 +150,7 @@ def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, coun
             if counts[a] + 1 > n_steps:
                 return STEP_LIMIT, s, 0
             _pofw_step(a, x, R[s, a], forced_round, theta, theta_prev, direction, counts, rng, radius, scale1,
-                       clip_norm, vertex_scores, gumbel)
+                       clip_norm, vertex_scores, sampler, vertex_z, placed, order)
         else:
             if s == start and chosen >= 0:
                 a = chosen
@@ -162,7 +177,7 @@ def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, coun
                     return STEP_LIMIT, s, 0
             for k in range(K):  # lines 15-17: every arm steps, the others on (0, zeta(0))
                 _pofw_step(k, x, R[s, a], k == a, theta, theta_prev, direction, counts, rng, radius, scale1,
-                           clip_norm, vertex_scores, gumbel)
+                           clip_norm, vertex_scores, sampler, vertex_z, placed, order)
         actions[s] = a
         state[0] += 1
         if state[0] == forced_rounds:
