@@ -38,6 +38,7 @@ from fig5_1 import (  # noqa: E402
     write_csv,
 )
 
+from dpbandit.agents.dphdb import TOPDOWN_MIN_DIM  # noqa: E402
 from dpbandit.harness import final_regret_table  # noqa: E402
 
 DIMS = (50, 100, 200, 500, 1000, 2000, 5000)
@@ -90,7 +91,10 @@ def main() -> None:
 
     cols = ["agent", "dim", "final_regret_mean", "ci95_low", "ci95_high", "relative_to_random", "wall_time_s"]
     with open(RESULTS / f"{stem}.md", "w") as fh:
-        fh.write(f"# DP-HDB regret vs dimension\n\nCommand: `{command}` ({where})\n\n")
+        fh.write(f"# DP-HDB regret vs dimension\n\nCommand: `{command}` ({where})\n\n"
+                 f"DP-HDB draws its selection noise one Laplace number per vertex below d = {TOPDOWN_MIN_DIM} and top "
+                 "down from there (`vertex_sampler=\"auto\"`: the same law, other random numbers; "
+                 "`dpbandit/privacy/topdown.py`).\n\n")
         fh.write(markdown(result[cols]) + "\n")
     print(result[cols].to_string(index=False))
 
