@@ -300,8 +300,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "topdown-settles-without-the-noise-bound",
         "dpbandit/privacy/topdown.py",
-        "settled = best_val <= z_min - top",
-        "settled = best_val <= z_min",
+        "settled = best_val <= c_min - top",
+        "settled = best_val <= c_min",
         TOPDOWN,
     ),
     Mutant(
@@ -314,8 +314,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "topdown-kernel-scores-doubled",
         "dpbandit/agents/kernels/hdb.py",
-        "            vertex_z[j] = scores[j]\n",
-        "            vertex_z[j] = 2.0 * scores[j]\n",
+        "best = noisy_argmin_topdown(rng, scores, True, placed, order)",
+        "best = noisy_argmin_topdown(rng, 2.0 * scores, True, placed, order)",
         TOPDOWN,
     ),
     # ------------------------------------------------------------ DP-UCB

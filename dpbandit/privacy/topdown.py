@@ -57,17 +57,28 @@ def _laplace_quantile(log_cdf):
     return _LOG_TWO + log_cdf
 
 
-@numba.njit(cache=True, error_model="numpy")
-def noisy_argmin_topdown(rng, z, placed, order):
-    """``argmin_i (z_i + L_i)`` with ``L_i`` i.i.d. ``Lap(1)`` (module docstring, steps 1-4).
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _candidate(z, m, i):
+    """Score of candidate ``i``: ``z[i]``, or ``-z[i - m]`` for the mirrored half (``i >= m``)."""
+    return z[i] if i < m else -z[i - m]
 
-    ``placed`` (bool, ``len(z)``, all False) and ``order`` (int64, ``LAZY_LIMIT``) are scratch space;
-    ``placed`` is all False again on return.
+
+@numba.njit(cache=True, error_model="numpy")
+def noisy_argmin_topdown(rng, z, mirrored, placed, order):
+    """``argmin_i (c_i + L_i)`` with ``L_i`` i.i.d. ``Lap(1)`` (module docstring, steps 1-4).
+
+    The candidates ``c`` are ``z`` (``mirrored=False``) or ``z`` followed by ``-z`` (``mirrored=True``: the
+    2d vertices ``+-r e_j`` of an l1 ball, without building the negated copy). ``placed`` (bool, one per
+    candidate, all False) and ``order`` (int64, ``LAZY_LIMIT``) are scratch space; ``placed`` is all False
+    again on return.
     """
-    n = z.shape[0]
-    z_min = np.inf
-    for i in range(n):
-        z_min = min(z_min, z[i])
+    m = z.shape[0]
+    n = 2 * m if mirrored else m
+    lo, hi = np.inf, -np.inf
+    for i in range(m):
+        lo = min(lo, z[i])
+        hi = max(hi, z[i])
+    c_min = min(lo, -hi) if mirrored else lo
     log_cdf = 0.0  # log F(N_(k)) of the k-th largest N = -L
     best, best_val = -1, np.inf
     k = 0
@@ -83,10 +94,10 @@ def noisy_argmin_topdown(rng, z, placed, order):
         placed[i] = True
         order[k] = i
         k += 1
-        val = z[i] - top
+        val = _candidate(z, m, i) - top
         if val < best_val:
             best, best_val = i, val
-        settled = best_val <= z_min - top  # every unplaced z_j - N_j exceeds z_min - N_(k)
+        settled = best_val <= c_min - top  # every unplaced c_j - N_j exceeds c_min - N_(k)
     if not settled and k < n:  # step 4: the unplaced values, i.i.d. Lap(1) below N_(k), in index order
         for i in range(n):
             if placed[i]:
@@ -94,7 +105,7 @@ def noisy_argmin_topdown(rng, z, placed, order):
             noise = rng.standard_exponential() - rng.standard_exponential()
             while noise > top:
                 noise = rng.standard_exponential() - rng.standard_exponential()
-            val = z[i] - noise
+            val = _candidate(z, m, i) - noise
             if val < best_val:
                 best, best_val = i, val
     for j in range(k):
@@ -103,20 +114,24 @@ def noisy_argmin_topdown(rng, z, placed, order):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _rows_argmin(rng, z):
+def _rows_argmin(rng, z, mirrored):
     index = np.empty(z.shape[0], dtype=np.int64)
-    placed = np.zeros(z.shape[1], dtype=np.bool_)
+    placed = np.zeros(z.shape[1] * (2 if mirrored else 1), dtype=np.bool_)
     order = np.empty(LAZY_LIMIT, dtype=np.int64)
     for r in range(z.shape[0]):
-        index[r] = noisy_argmin_topdown(rng, z[r], placed, order)
+        index[r] = noisy_argmin_topdown(rng, z[r], mirrored, placed, order)
     return index
 
 
-def report_noisy_min_topdown(rng: np.random.Generator, scores: np.ndarray, scale: float | np.ndarray) -> np.ndarray:
-    """Index of ``min_i (scores_i + Lap(scale))`` over the last axis, per row of a 2-d ``scores``.
+def report_noisy_min_topdown(
+    rng: np.random.Generator, scores: np.ndarray, scale: float | np.ndarray, *, mirrored: bool = False
+) -> np.ndarray:
+    """Index of ``min_i (c_i + Lap(scale))`` per row of a 2-d ``scores``, the candidates ``c`` being the row
+    (``mirrored=False``) or the row followed by its negation (``mirrored=True``, ``2 m`` candidates).
 
-    The law of :func:`dpbandit.privacy.rnm.report_noisy_min` (same guarantee), drawn top down (module
-    docstring). ``scale`` is a positive number or one per row. Returns an int array of shape ``(rows,)``.
+    The law of :func:`dpbandit.privacy.rnm.report_noisy_min` on the candidates (same guarantee), drawn top
+    down (module docstring). ``scale`` is a positive number or one per row. Returns an int array of shape
+    ``(rows,)``.
     """
     v.rng(rng=rng)
     scores = np.asarray(scores, dtype=float)
@@ -128,4 +143,4 @@ def report_noisy_min_topdown(rng: np.random.Generator, scores: np.ndarray, scale
     if scale.shape not in ((), (scores.shape[0],)) or not np.all(scale > 0) or not np.all(np.isfinite(scale)):
         raise ValueError(f"Expected scale > 0, finite, a number or one per row ({scores.shape[0]}), got {scale!r}.")
     z = scores / (scale if scale.ndim == 0 else scale[:, None])
-    return recording.released("report_noisy_min", _rows_argmin(rng, np.ascontiguousarray(z)))
+    return recording.released("report_noisy_min", _rows_argmin(rng, np.ascontiguousarray(z), bool(mirrored)))

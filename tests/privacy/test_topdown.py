@@ -63,6 +63,17 @@ def test_topdown_selection_has_the_exact_report_noisy_min_law(case) -> None:
     assert chi_square_p(np.bincount(off, minlength=z.size), probs) < 1e-6
 
 
+def test_mirrored_candidates_are_the_scores_then_their_negatives() -> None:
+    """``mirrored=True`` (the l1 ball's vertices +-r e_j) has the law of the explicit ``[z, -z]`` candidates."""
+    z = np.array([0.4, -0.9, 0.2, 0.05])
+    probs = exact_argmin_probabilities(np.concatenate([z, -z]))
+    index = report_noisy_min_topdown(np.random.default_rng(21), np.tile(z, (N_DRAWS, 1)), 1.0, mirrored=True)
+    assert index.max() == 2 * z.size - 1
+    assert chi_square_p(np.bincount(index, minlength=2 * z.size), probs) > 1e-3
+    off = report_noisy_min_topdown(np.random.default_rng(22), np.tile(z, (N_DRAWS, 1)), 0.6, mirrored=True)
+    assert chi_square_p(np.bincount(off, minlength=2 * z.size), probs) < 1e-6
+
+
 def test_topdown_settles_in_few_draws_when_scores_are_close() -> None:
     """At DP-HDB's regime (scores within a fraction of the noise) a call uses a few draws, not one per candidate."""
     z = np.random.default_rng(3).uniform(-0.05, 0.05, 10_000)
@@ -84,7 +95,7 @@ def test_topdown_scratch_is_reset_and_single_candidate_wins() -> None:
     order = np.empty(LAZY_LIMIT, dtype=np.int64)
     rng = np.random.default_rng(0)
     for _ in range(50):
-        assert 0 <= noisy_argmin_topdown(rng, np.arange(5.0), placed, order) < 5
+        assert 0 <= noisy_argmin_topdown(rng, np.arange(5.0), False, placed, order) < 5
         assert not placed.any()
     assert report_noisy_min_topdown(rng, np.zeros((3, 1)), 1.0).tolist() == [0, 0, 0]
 

@@ -9,8 +9,8 @@ the line-8 scale ``b_t = scale1 / sqrt(t)``, and the Frank-Wolfe step
 differs (sequential here), so iterates agree to rounding and the actions are identical.
 
 The selection is report-noisy-min with Laplace noise (Algorithm 2 line 9), drawn per vertex
-(``PER_VERTEX``) or top down (``TOPDOWN``, :func:`dpbandit.privacy.topdown.noisy_argmin_topdown` on the 2d
-scores ``r d_j / b_t`` then their negatives: the same function and draws as the numpy path), or, with
+(``PER_VERTEX``) or top down (``TOPDOWN``, :func:`dpbandit.privacy.topdown.noisy_argmin_topdown` on the d scores
+``r d_j / b_t`` mirrored by their negatives: the same function and draws as the numpy path), or, with
 ``GUMBEL``, the exponential mechanism by Gumbel-max (``DPHDB(selection="exponential")``): argmax over the vertices of
 ``-s_v / b_t + G_v`` with one standard Gumbel draw per vertex, in the same C order, as
 :func:`dpbandit.privacy.rnm.exponential_mechanism` computes it (:func:`dpbandit.optim.pofw.private_vertex`).
@@ -60,11 +60,11 @@ def _gumbel1(rng):
 
 @numba.njit(cache=True, error_model="numpy")
 def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, radius, scale1, clip_norm, scores,
-               sampler, vertex_z, placed, order):
+               sampler, placed, order):
     """One Algorithm 2 step of instance ``i``: on ``(x, reward)`` if ``real``, else on (0, zeta(0)=0).
 
-    ``scores`` is scratch space of length d for the noiseless vertex scores ``r d_j / b_t``; ``vertex_z``
-    (2d), ``placed`` (2d) and ``order`` are the top-down sampler's (``sampler == TOPDOWN``).
+    ``scores`` is scratch space of length d for the noiseless vertex scores ``r d_j / b_t``; ``placed`` (2d)
+    and ``order`` are the top-down sampler's (``sampler == TOPDOWN``).
     """
     d = theta.shape[1]
     t = counts[i] + 1
@@ -90,10 +90,7 @@ def _pofw_step(i, x, reward, real, theta, theta_prev, direction, counts, rng, ra
         scores[j] = radius * direction[i, j] / scale
     best = 0
     if sampler == TOPDOWN:  # the same law as the per-vertex draws below (dpbandit.privacy.topdown)
-        for j in range(d):
-            vertex_z[j] = scores[j]
-            vertex_z[d + j] = -scores[j]
-        best = noisy_argmin_topdown(rng, vertex_z, placed, order)
+        best = noisy_argmin_topdown(rng, scores, True, placed, order)  # vertices +r e_j, then -r e_j
     elif sampler == GUMBEL:  # argmax of -s_v / b + G_v (first maximum, as np.argmax)
         best_val = -np.inf
         for j in range(d):  # vertices +r e_j (draws in C order over the 2d vertices)
@@ -139,8 +136,7 @@ def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, coun
     scores = np.empty(K)
     forced = np.empty(K)
     vertex_scores = np.empty(X.shape[1])
-    vertex_z = np.empty(2 * X.shape[1] if sampler == TOPDOWN else 0)
-    placed = np.zeros(vertex_z.shape[0], dtype=np.bool_)
+    placed = np.zeros(2 * X.shape[1] if sampler == TOPDOWN else 0, dtype=np.bool_)
     order = np.empty(LAZY_LIMIT, dtype=np.int64)
     for s in range(start, m):
         x = X[s]
@@ -150,7 +146,7 @@ def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, coun
             if counts[a] + 1 > n_steps:
                 return STEP_LIMIT, s, 0
             _pofw_step(a, x, R[s, a], forced_round, theta, theta_prev, direction, counts, rng, radius, scale1,
-                       clip_norm, vertex_scores, sampler, vertex_z, placed, order)
+                       clip_norm, vertex_scores, sampler, placed, order)
         else:
             if s == start and chosen >= 0:
                 a = chosen
@@ -177,7 +173,7 @@ def play(X, R, actions, start, chosen, state, theta, theta_prev, direction, coun
                     return STEP_LIMIT, s, 0
             for k in range(K):  # lines 15-17: every arm steps, the others on (0, zeta(0))
                 _pofw_step(k, x, R[s, a], k == a, theta, theta_prev, direction, counts, rng, radius, scale1,
-                           clip_norm, vertex_scores, sampler, vertex_z, placed, order)
+                           clip_norm, vertex_scores, sampler, placed, order)
         actions[s] = a
         state[0] += 1
         if state[0] == forced_rounds:
