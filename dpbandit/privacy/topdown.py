@@ -22,7 +22,12 @@ the best score margin). This module samples the same argmin exactly with few dra
 
 The output has exactly the law of report-noisy-min with one ``Lap(1)`` per candidate, so the guarantee is
 the same (``2 Delta / b``-DP for scores ``s / b`` of sensitivity ``Delta / b``; :mod:`dpbandit.privacy.rnm`);
-only the random numbers differ. Tested against the exact selection probabilities (numerical integration
+only the random numbers differ. How many numbers a call consumes depends on the scores, hence on the data; the
+decision to stop reads only the draws so far (a stopping time of the i.i.d. stream), so the numbers after it are
+again i.i.d. and independent of everything before (the strong Markov property of an i.i.d. sequence): later
+releases drawn from the same generator keep their own laws, and the composition is the one the accountant
+counts. (The running time depends on the data too: a timing channel, outside this simulator's threat model.)
+Tested against the exact selection probabilities (numerical integration
 of ``P(i) = int f(x + z_i) prod_{j != i} F(x + z_j) dx``) and against the per-candidate sampler.
 Precedent for choosing a sampler by size with the same law: NumPy's ``Generator.choice`` without
 replacement.
