@@ -144,3 +144,15 @@ def test_pofw_bank_rejects_topdown_for_the_exponential_selection() -> None:
     with pytest.raises(ValueError, match="sampler"):
         POFWBank(2, 3, rng=np.random.default_rng(0), privacy=cal, radius=1.0, smoothness=1.0, lipschitz=1.0,
                  sampler="fast")
+
+
+def test_rows_after_a_data_dependent_number_of_draws_keep_their_law() -> None:
+    """Rows share one generator and each consumes a data-dependent count of numbers; alternating close and
+    widely spread scores (a few draws, then the step-4 fallback's dozens), every row still has its exact law."""
+    n = 2 * LAZY_LIMIT
+    close, spread = np.linspace(-0.2, 0.2, n), np.linspace(0.0, 30.0, n)
+    rows = np.empty((N_DRAWS, n))
+    rows[0::2], rows[1::2] = close, spread
+    index = report_noisy_min_topdown(np.random.default_rng(31), rows, 1.0)
+    for part, z in ((index[0::2], close), (index[1::2], spread)):
+        assert chi_square_p(np.bincount(part, minlength=n), exact_argmin_probabilities(z)) > 1e-3
