@@ -17,19 +17,41 @@ rules apply. :func:`install` must run before a kernel module is imported (numba 
 cache location when ``njit(cache=True)`` decorates it); :mod:`dpbandit.agents.kernels` calls it in
 its ``__init__``, so every kernel module under it is covered whether or not numba was imported
 before. Compiled code elsewhere in dpbandit calls :func:`install` before its decorators run.
+
+A cached kernel is valid only while *every* dpbandit source file with compiled code is unchanged, not only its
+own: numba's default stamp is the function's own file, so a kernel calling a compiled function of another
+module (DP-HDB's kernel calls :func:`dpbandit.privacy.topdown.noisy_argmin_topdown`, every kernel
+:mod:`dpbandit.agents.kernels.ties`) would keep running the other module's old code after an edit. The stamp of
+dpbandit's locator is therefore the SHA-256 of all those files' contents (:func:`numba_sources`).
 """
 
 from __future__ import annotations
 
+import functools
 import getpass
+import hashlib
 import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["PACKAGE_DIR", "cache_dir", "install"]
+__all__ = ["PACKAGE_DIR", "cache_dir", "install", "numba_sources", "sources_stamp"]
 
 #: The installed (or editable) dpbandit package folder: no cache file is ever written below it.
 PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+@functools.lru_cache(maxsize=1)
+def numba_sources() -> tuple[Path, ...]:
+    """The package's source files that define compiled (``numba.njit``) functions, sorted."""
+    return tuple(sorted(p for p in PACKAGE_DIR.rglob("*.py") if "numba.njit(" in p.read_text(encoding="utf-8")))
+
+
+def sources_stamp(paths: tuple[Path, ...]) -> bytes:
+    """SHA-256 over the contents of ``paths`` (in order): changes when any of them changes."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.read_bytes())
+    return digest.digest()
 
 
 def cache_dir() -> Path:
@@ -71,6 +93,10 @@ def _locator_class() -> type:
 
         def get_cache_path(self) -> str:
             return self._cache_path
+
+        def get_source_stamp(self) -> bytes:
+            """Every compiled dpbandit source, not only this function's file (module docstring)."""
+            return sources_stamp(numba_sources())
 
         @classmethod
         def from_function(cls, py_func, py_file: str):

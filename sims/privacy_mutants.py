@@ -305,6 +305,20 @@ MUTANTS: tuple[Mutant, ...] = (
         TOPDOWN,
     ),
     Mutant(
+        "topdown-cmin-ignores-the-mirrored-half",
+        "dpbandit/privacy/topdown.py",
+        "c_min = min(lo, -hi) if mirrored else lo",
+        "c_min = lo",
+        TOPDOWN,
+    ),
+    Mutant(
+        "topdown-fallback-skips-the-mirrored-half",
+        "dpbandit/privacy/topdown.py",
+        "        for i in range(n):\n            if placed[i]:",
+        "        for i in range(m):\n            if placed[i]:",
+        TOPDOWN,
+    ),
+    Mutant(
         "topdown-numpy-scale-halved",
         "dpbandit/privacy/topdown.py",
         "z = scores / (scale if scale.ndim == 0 else scale[:, None])",

@@ -95,3 +95,21 @@ def test_unusable_cache_dir_falls_back_to_the_temp_folder(tmp_path) -> None:
     blocker.write_text("not a folder")  # a cache folder below a file cannot be made, even by root
     paths = _probe(tmp_path, DPBANDIT_CACHE_DIR=str(blocker / "cache"))
     assert Path(paths["hdb"]).is_relative_to(_numba_cache._fallback_dir())
+
+
+def test_a_kernel_cache_is_stale_when_any_compiled_dpbandit_source_changes(tmp_path) -> None:
+    """DP-HDB's kernel calls topdown's compiled sampler: its cache must not outlive an edit of topdown.py."""
+    from dpbandit.agents.kernels import hdb
+
+    sources = {p.relative_to(_numba_cache.PACKAGE_DIR).as_posix() for p in _numba_cache.numba_sources()}
+    assert {"agents/kernels/hdb.py", "privacy/topdown.py", "agents/kernels/ties.py"} <= sources
+    # the kernel's stamp is the stamp over every compiled source, not only hdb.py's
+    assert hdb.play._cache._impl.locator.get_source_stamp() == _numba_cache.sources_stamp(
+        _numba_cache.numba_sources()
+    )
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("x = 1\n")
+    b.write_text("y = 2\n")
+    before = _numba_cache.sources_stamp((a, b))
+    b.write_text("y = 3\n")  # the other file changes, same size
+    assert _numba_cache.sources_stamp((a, b)) != before

@@ -312,6 +312,10 @@ def private_vertex(
     ``2 Delta / scale``-DP for scores of sensitivity ``Delta`` (module docstring). ``sampler="topdown"``
     draws the Laplace selection's noise top down (the same law; module docstring).
     """
+    selection = _validate.one_of(SELECTIONS, selection=selection)
+    sampler = _validate.one_of(VERTEX_SAMPLERS, sampler=sampler)
+    if sampler == "topdown" and selection != "laplace":
+        raise ValueError(f"sampler='topdown' draws Laplace noise; selection={selection!r} needs sampler='per-vertex'.")
     if selection == "laplace" and sampler == "topdown":  # the scores r d_j of +r e_j, mirrored for -r e_j
         index = report_noisy_min_topdown(rng, radius * direction, scale, mirrored=True)
     elif selection == "laplace":

@@ -16,7 +16,9 @@ is ``None`` unless a test enters a :class:`ReleaseRecorder` (``with ReleaseRecor
 A release called inside another (peel's report-noisy-max rounds) is recorded and replayed as well, in call
 order, which is harmless: the outer release's output is replayed in the end.
 
-In replay mode a release still draws its noise (the generator advances as in a normal run) and then returns
+In replay mode a release still draws its noise (the generator advances as in a normal run; a top-down
+report-noisy-min, :mod:`dpbandit.privacy.topdown`, draws a data-dependent count of numbers, so after it the
+streams of the two runs may part, which leaves every later release's law unchanged) and then returns
 the recorded output; the kind and shape of every release must match the recording, else :class:`ReplayError`
 (a release sequence whose length or shapes depend on exact data is itself a leak).
 """

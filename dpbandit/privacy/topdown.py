@@ -1,4 +1,4 @@
-"""Report-noisy-min with Laplace noise, drawn from the top down: the same law in O(1) expected draws.
+"""Report-noisy-min with Laplace noise, drawn from the top down: the same law in a few draws when the scores are close.
 
 :func:`dpbandit.privacy.rnm.report_noisy_min` draws one ``Lap(1)`` per candidate and returns
 ``argmin_i (z_i + L_i)``. Over n candidates that is n draws, although only the few largest noise
@@ -14,7 +14,10 @@ the best score margin). This module samples the same argmin exactly with few dra
    representation; in logs ``log F_(k+1) = log F_(k) - E_(k+1) / (n - k)`` with ``E ~ Exp(1)``). Place
    each on a uniformly drawn index not yet used (``rng.integers``, rejecting used ones).
 3. Stop after k placements once the best placed candidate beats every unplaced one for sure: each unplaced
-   value is below ``N_(k) - min(z)``, so ``max placed (N_i - z_i) >= N_(k) - min(z)`` settles it.
+   value is below ``N_(k) - c_min`` (``c_min`` the smallest candidate score, over ``z`` and ``-z`` when
+   mirrored), so ``max placed (N_i - z_i) >= N_(k) - c_min`` settles it. When the scores are close in noise
+   units (DP-HDB at line 8's scale) this takes a few placements; when they are far apart (epsilon = 1000) it
+   falls through to step 4 and costs about n draws, like the per-candidate sampler.
 4. If k reaches ``LAZY_LIMIT`` (scores spread wide in noise units, e.g. epsilon = 1000) the unplaced
    values are drawn at once, in index order, i.i.d. ``Lap(1)`` conditioned below ``N_(k)`` (rejection
    from :func:`dpbandit.privacy.noise.laplace`'s ``E1 - E2``, exact for a truncated law), and the argmin
@@ -148,4 +151,6 @@ def report_noisy_min_topdown(
     if scale.shape not in ((), (scores.shape[0],)) or not np.all(scale > 0) or not np.all(np.isfinite(scale)):
         raise ValueError(f"Expected scale > 0, finite, a number or one per row ({scores.shape[0]}), got {scale!r}.")
     z = scores / (scale if scale.ndim == 0 else scale[:, None])
+    if not np.all(np.isfinite(z)):
+        raise ValueError("Expected finite scores / scale; the division overflowed (scale too small for the scores).")
     return recording.released("report_noisy_min", _rows_argmin(rng, np.ascontiguousarray(z), bool(mirrored)))

@@ -63,12 +63,20 @@ def test_topdown_selection_has_the_exact_report_noisy_min_law(case) -> None:
     assert chi_square_p(np.bincount(off, minlength=z.size), probs) < 1e-6
 
 
-def test_mirrored_candidates_are_the_scores_then_their_negatives() -> None:
+MIRRORED = {
+    "mixed-signs": np.array([0.4, -0.9, 0.2, 0.05]),
+    "positive": np.array([0.9, 0.4, 0.2, 0.05]),  # the smallest candidate is in the mirrored half (-0.9)
+    "wide-fallback": np.linspace(0.0, 15.0, 40),  # 80 candidates, past LAZY_LIMIT placements
+}
+
+
+@pytest.mark.parametrize("case", sorted(MIRRORED))
+def test_mirrored_candidates_are_the_scores_then_their_negatives(case) -> None:
     """``mirrored=True`` (the l1 ball's vertices +-r e_j) has the law of the explicit ``[z, -z]`` candidates."""
-    z = np.array([0.4, -0.9, 0.2, 0.05])
+    z = MIRRORED[case]
     probs = exact_argmin_probabilities(np.concatenate([z, -z]))
     index = report_noisy_min_topdown(np.random.default_rng(21), np.tile(z, (N_DRAWS, 1)), 1.0, mirrored=True)
-    assert index.max() == 2 * z.size - 1
+    assert index.max() < 2 * z.size
     assert chi_square_p(np.bincount(index, minlength=2 * z.size), probs) > 1e-3
     off = report_noisy_min_topdown(np.random.default_rng(22), np.tile(z, (N_DRAWS, 1)), 0.6, mirrored=True)
     assert chi_square_p(np.bincount(off, minlength=2 * z.size), probs) < 1e-6
@@ -109,6 +117,7 @@ def test_topdown_scratch_is_reset_and_single_candidate_wins() -> None:
         (np.zeros((2, 3)), 0.0, "scale"),
         (np.zeros((2, 3)), np.ones(3), "scale"),
         (np.zeros((2, 3)), np.inf, "scale"),
+        (np.full((2, 3), 1e300), 1e-10, "overflowed"),  # every candidate +inf would return no index
     ],
 )
 def test_topdown_rejects_bad_input(scores, scale, match) -> None:
@@ -134,6 +143,17 @@ def test_pofw_bank_topdown_draws_line8_noise() -> None:
     assert chi_square_p(counts, exact_argmin_probabilities(z / b_1)) > 1e-3
     for factor in (0.5, 2.0):
         assert chi_square_p(counts, exact_argmin_probabilities(z / (factor * b_1))) < 1e-6
+
+
+def test_private_vertex_checks_its_sampler() -> None:
+    from dpbandit.optim.pofw import private_vertex
+
+    args = (np.random.default_rng(0), np.ones((2, 3)), 1.0, np.ones(2))
+    with pytest.raises(ValueError, match="sampler"):
+        private_vertex(*args, "laplace", "fast")
+    with pytest.raises(ValueError, match="sampler='topdown'"):
+        private_vertex(*args, "exponential", "topdown")
+    assert private_vertex(*args, "laplace", "topdown").shape == (2, 3)
 
 
 def test_pofw_bank_rejects_topdown_for_the_exponential_selection() -> None:
