@@ -330,6 +330,39 @@ def test_the_pooled_layout_plays_the_candidate_with_the_smallest_released_loss()
     assert agent.theta is agent.estimates["sparse"]
 
 
+def test_the_screened_estimate_shrinks_the_pooled_diagonal_by_its_noise() -> None:
+    """The screened candidate divides each kept coordinate's moment by its pooled diagonal entry shrunk
+    towards the entries' mean by ``tau^2 / (tau^2 + v)`` (``v`` the entries' released noise variance, ``tau^2``
+    their spread beyond it): with a noise ``v`` far above their spread every kept coordinate has the mean
+    entry; with no noise each its own (a heterogeneous diagonal kept)."""
+    T = 2_000
+    block = rounds("dpbandit/HDBSection54-v0", T)
+    K, d = block.rewards.shape[1], block.observations.shape[-1]
+    agent = PrivateAgent(K, d, rng=np.random.default_rng(0), horizon=T, second_moments="pooled", noise=False,
+                         intercept="none")  # no intercept: the screened slope is the moment over the divisor
+    agent.play_block(block.observations, block.rewards)
+    homogeneous = agent._acc["second"].copy()  # i.i.d. contexts: the entries differ by sampling alone
+    scales = np.linspace(0.5, 2.0, d)  # a heterogeneous diagonal: coordinate j scaled by scales[j]
+    heterogeneous = homogeneous * np.outer(scales, scales)
+    spread = float(np.var(np.diagonal(homogeneous)))
+    for second, v, exact in ((heterogeneous, 0.0, True), (homogeneous, 100.0 * spread, False)):
+        diagonal = np.diagonal(second).copy()
+        expected = diagonal if exact else np.full(d, diagonal.mean())
+        assert 2.0 * math.sqrt(v) < diagonal.min()  # the floor at twice the noise std does not bind
+        agent._acc["second"] = second
+        agent._noise_var["second"] = v
+        agent._estimate()
+        rho = agent._total_sq / agent._total
+        lam = rho * agent.clipping.context_clip**2
+        n = np.maximum(agent._acc["n"], 0.0)
+        for k in range(K):
+            kept = np.flatnonzero(agent.estimates["sparse"][k])
+            assert kept.size > 0
+            divisor = n[k] * expected[kept] / agent._total + lam  # (diag(S_k) + lambda) on the kept coordinates
+            np.testing.assert_allclose(agent.estimates["sparse"][k, kept] * divisor, agent._acc["xr"][k, kept],
+                                       rtol=1e-9)
+
+
 def test_noise_off_estimates_stay_finite_when_a_model_is_never_played() -> None:
     """With noise off an unplayed model's released sums are exactly 0: its intercept must count as uncertain
     (one round of reward variance), not exact, or it pulls every played intercept to 0 and, with no spread
