@@ -121,13 +121,22 @@ ENTRIES: dict[str, Entry] = {
                     before=("82451ac", "dpbandit/agents/kernels/linucb.py")),
     "shared-linucb": Entry(block_features=True, state_bytes=lambda d, K: 8 * (d * K) ** 2),
     "oful": Entry(block_features=True, state_bytes=lambda d, K: 8 * (d * K) ** 2),
+    # per-vertex draws at every d (the default draws top down from d = 1000, where this floor is not its draws)
     "dphdb": Entry(
         kernel=True,
         draws=lambda d, K: Draws(laplace=K * 2 * d),
         noise_rng=lambda agent: agent.bank.rng,
+        kwargs=lambda d, K: {"vertex_sampler": "per-vertex"},
         warmup=lambda agent: agent.n_arms * agent.warmup,
         before=("2e70a94", "dpbandit/agents/kernels/hdb.py"),
         before_args=lambda args: args[:-1],  # kernels before the exponential selection took no `gumbel` flag
+    ),
+    # the top-down selection draws (a data-dependent count of numbers: no fixed floor)
+    "dphdb:vertex_sampler=topdown": Entry(
+        registry="dphdb",
+        kernel=True,
+        kwargs=lambda d, K: {"vertex_sampler": "topdown"},
+        warmup=lambda agent: agent.n_arms * agent.warmup,
     ),
     "dpucb-block": Entry(
         block_features=True,

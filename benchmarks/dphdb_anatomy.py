@@ -38,7 +38,7 @@ from agents import Bench, kernel_module
 SOURCE = pathlib.Path(hdb.__file__)
 
 _STEP_START = "    d = theta.shape[1]\n    t = counts[i] + 1\n"
-_SELECTION = "    best = 0\n    if gumbel:"
+_SELECTION = "    best = 0\n    if sampler == TOPDOWN:"
 _AFTER_SELECTION = "    index = best % d"
 _STEP_END = "    counts[i] = t\n"
 _PRESELECTION = ("                n = best_arms(scores, ties)\n                if n > 1:\n"
