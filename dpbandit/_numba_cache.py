@@ -20,7 +20,7 @@ before. Compiled code elsewhere in dpbandit calls :func:`install` before its dec
 
 A cached kernel is valid only while *every* dpbandit source file with compiled code is unchanged, not only its
 own: numba's default stamp is the function's own file, so a kernel calling a compiled function of another
-module (DP-HDB's kernel calls :func:`dpbandit.privacy.topdown.noisy_argmin_topdown`, every kernel
+module (DP-HDB's kernel calls :func:`dpbandit.privacy.topdown_kernel.noisy_argmin_topdown`, every kernel
 :mod:`dpbandit.agents.kernels.ties`) would keep running the other module's old code after an edit. The stamp of
 dpbandit's locator is therefore the SHA-256 of all those files' contents (:func:`numba_sources`).
 """

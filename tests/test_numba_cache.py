@@ -98,11 +98,11 @@ def test_unusable_cache_dir_falls_back_to_the_temp_folder(tmp_path) -> None:
 
 
 def test_a_kernel_cache_is_stale_when_any_compiled_dpbandit_source_changes(tmp_path) -> None:
-    """DP-HDB's kernel calls topdown's compiled sampler: its cache must not outlive an edit of topdown.py."""
+    """DP-HDB's kernel calls topdown's compiled sampler: its cache must not outlive an edit of topdown_kernel.py."""
     from dpbandit.agents.kernels import hdb
 
     sources = {p.relative_to(_numba_cache.PACKAGE_DIR).as_posix() for p in _numba_cache.numba_sources()}
-    assert {"agents/kernels/hdb.py", "privacy/topdown.py", "agents/kernels/ties.py"} <= sources
+    assert {"agents/kernels/hdb.py", "privacy/topdown_kernel.py", "agents/kernels/ties.py"} <= sources
     # the kernel's stamp is the stamp over every compiled source, not only hdb.py's
     assert hdb.play._cache._impl.locator.get_source_stamp() == _numba_cache.sources_stamp(
         _numba_cache.numba_sources()
@@ -113,3 +113,17 @@ def test_a_kernel_cache_is_stale_when_any_compiled_dpbandit_source_changes(tmp_p
     before = _numba_cache.sources_stamp((a, b))
     b.write_text("y = 3\n")  # the other file changes, same size
     assert _numba_cache.sources_stamp((a, b)) != before
+
+
+def test_importing_the_agents_and_the_privacy_core_does_not_load_numba() -> None:
+    """numba (about 60 MB and 0.2 s) loads when a compiled path first runs, not when an agent is imported:
+    the learning suite's memory probes and every short study pay for it only if they use it."""
+    code = (
+        "import sys\n"
+        "import dpbandit.privacy, dpbandit.privacy.topdown, dpbandit.optim.pofw\n"
+        "from dpbandit.agents import AGENTS, agent_class\n"
+        "for name in AGENTS: agent_class(name)\n"
+        "print('numba' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip().splitlines()[-1] == "False"

@@ -9,7 +9,7 @@ the line-8 scale ``b_t = scale1 / sqrt(t)``, and the Frank-Wolfe step
 differs (sequential here), so iterates agree to rounding and the actions are identical.
 
 The selection is report-noisy-min with Laplace noise (Algorithm 2 line 9), drawn per vertex
-(``PER_VERTEX``) or top down (``TOPDOWN``, :func:`dpbandit.privacy.topdown.noisy_argmin_topdown` on the d scores
+(``PER_VERTEX``) or top down (``TOPDOWN``, :func:`dpbandit.privacy.topdown_kernel.noisy_argmin_topdown` on the d scores
 ``r d_j / b_t`` mirrored by their negatives: the same function and draws as the numpy path), or, with
 ``GUMBEL``, the exponential mechanism by Gumbel-max (``DPHDB(selection="exponential")``): argmax over the vertices of
 ``-s_v / b_t + G_v`` with one standard Gumbel draw per vertex, in the same C order, as
@@ -35,7 +35,8 @@ import numpy as np
 
 from dpbandit.agents.kernels import DONE, STEP_LIMIT, TIE, WARMUP_END
 from dpbandit.agents.kernels.ties import array_max, best_arms
-from dpbandit.privacy.topdown import LAZY_LIMIT, noisy_argmin_topdown
+from dpbandit.privacy.topdown import LAZY_LIMIT
+from dpbandit.privacy.topdown_kernel import noisy_argmin_topdown
 
 #: ``sampler`` codes of :func:`play`: Laplace per vertex, Gumbel per vertex, Laplace top down.
 PER_VERTEX, GUMBEL, TOPDOWN = 0, 1, 2
