@@ -18,10 +18,10 @@ the best score margin). This module samples the same argmin exactly with few dra
    mirrored), so ``max placed (N_i - z_i) >= N_(k) - c_min`` settles it. When the scores are close in noise
    units (DP-HDB at line 8's scale) this takes a few placements; when they are far apart (epsilon = 1000) it
    falls through to step 4 and costs about n draws, like the per-candidate sampler.
-4. If k reaches ``LAZY_LIMIT`` (scores spread wide in noise units, e.g. epsilon = 1000) the unplaced
-   values are drawn at once, in index order, i.i.d. ``Lap(1)`` conditioned below ``N_(k)`` (rejection
-   from :func:`dpbandit.privacy.noise.laplace`'s ``E1 - E2``, exact for a truncated law), and the argmin
-   is taken over all n.
+4. If k reaches ``LAZY_LIMIT = 32`` (:mod:`dpbandit.privacy.topdown_kernel`) (scores spread wide in noise
+   units, e.g. epsilon = 1000) the unplaced values are drawn at once, in index order, i.i.d. ``Lap(1)``
+   conditioned below ``N_(k)`` (rejection from :func:`dpbandit.privacy.noise.laplace`'s ``E1 - E2``, exact for
+   a truncated law), and the argmin is taken over all n.
 
 The output has exactly the law of report-noisy-min with one ``Lap(1)`` per candidate, so the guarantee is
 the same (``2 Delta / b``-DP for scores ``s / b`` of sensitivity ``Delta / b``; :mod:`dpbandit.privacy.rnm`);
@@ -44,10 +44,7 @@ import numpy as np
 from dpbandit import _validate as v
 from dpbandit.privacy import recording
 
-__all__ = ["LAZY_LIMIT", "report_noisy_min_topdown"]
-
-#: Order statistics placed one by one before the remaining noise is drawn at once (step 4).
-LAZY_LIMIT = 32
+__all__ = ["report_noisy_min_topdown"]
 
 
 def report_noisy_min_topdown(

@@ -12,11 +12,13 @@ import numba
 import numpy as np
 
 from dpbandit import _numba_cache
-from dpbandit.privacy.topdown import LAZY_LIMIT
 
 _numba_cache.install()  # before the kernels below are decorated
 
-__all__ = ["noisy_argmin_topdown", "rows_argmin"]
+__all__ = ["LAZY_LIMIT", "noisy_argmin_topdown", "rows_argmin"]
+
+#: Order statistics placed one by one before the remaining noise is drawn at once (step 4).
+LAZY_LIMIT = 32
 
 _LOG_HALF = math.log(0.5)
 _LOG_TWO = math.log(2.0)

@@ -14,8 +14,8 @@ from scipy import integrate, stats
 
 from dpbandit.optim.pofw import POFWBank, POFWPrivacy, line8_scale
 from dpbandit.privacy.rnm import report_noisy_min
-from dpbandit.privacy.topdown import LAZY_LIMIT, report_noisy_min_topdown
-from dpbandit.privacy.topdown_kernel import noisy_argmin_topdown
+from dpbandit.privacy.topdown import report_noisy_min_topdown
+from dpbandit.privacy.topdown_kernel import LAZY_LIMIT, noisy_argmin_topdown
 
 N_DRAWS = 60_000
 

@@ -35,8 +35,7 @@ import numpy as np
 
 from dpbandit.agents.kernels import DONE, STEP_LIMIT, TIE, WARMUP_END
 from dpbandit.agents.kernels.ties import array_max, best_arms
-from dpbandit.privacy.topdown import LAZY_LIMIT
-from dpbandit.privacy.topdown_kernel import noisy_argmin_topdown
+from dpbandit.privacy.topdown_kernel import LAZY_LIMIT, noisy_argmin_topdown
 
 #: ``sampler`` codes of :func:`play`: Laplace per vertex, Gumbel per vertex, Laplace top down.
 PER_VERTEX, GUMBEL, TOPDOWN = 0, 1, 2
