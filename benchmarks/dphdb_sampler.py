@@ -2,8 +2,8 @@
 
 Usage: ``python benchmarks/dphdb_sampler.py [--reps 3]``.
 
-Both sides run ``DPHDB.play_block`` (the compiled path) on the same rounds (contexts uniform on [-1, 1]^d,
-Gaussian rewards, drawn untimed), the same seed, epsilon = 1, warm-up t0 = 20, at each (d, K): the same
+Both sides run ``DPHDB.play_block`` (the compiled path) on the same rounds (the Section 5.4 environment's,
+drawn untimed by ``_common.rounds``), the same seed, epsilon = 1, warm-up t0 = 20, at each (d, K): the same
 algorithm and work per round except how the report-noisy-min of Algorithm 2 line 9 draws its noise
 (``vertex_sampler="per-vertex"``: ``2 d`` Laplace numbers per arm step; ``"topdown"``: the noise's largest
 order statistics until the winner is settled, :mod:`dpbandit.privacy.topdown`). The law of the choice is the
@@ -19,7 +19,7 @@ import argparse
 
 import numpy as np
 
-from _common import header, interleaved, load, table  # noqa: I001  (sets BLAS threads first)
+from _common import header, interleaved, load, rounds, table  # noqa: I001  (sets BLAS threads first)
 from dpbandit.agents.dphdb import DPHDB, vertex_sampler_for
 
 SIZES = [(50, 2), (200, 2), (1000, 2), (1000, 10), (5000, 10)]
@@ -30,8 +30,7 @@ def main(reps: int = 3) -> str:
     rows = []
     for d, K in SIZES:
         T = max(500, 4_000_000 // (d * K))  # about the same work per size
-        rng = np.random.default_rng(1)
-        X, R = rng.uniform(-1.0, 1.0, (T, d)), rng.normal(size=(T, K))
+        X, R = rounds(d, K, T, seed=1)[:2]
 
         def setup(sampler: str, d: int = d, K: int = K, T: int = T, X=X, R=R):
             agent = DPHDB(K, d, rng=np.random.default_rng(0), horizon=T, warmup=20, vertex_sampler=sampler)

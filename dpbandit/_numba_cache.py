@@ -47,10 +47,16 @@ def numba_sources() -> tuple[Path, ...]:
 
 
 def sources_stamp(paths: tuple[Path, ...]) -> bytes:
-    """SHA-256 over the contents of ``paths`` (in order): changes when any of them changes."""
+    """SHA-256 over the contents of ``paths`` (in order): changes when any of them changes. The files are read
+    once per (path, modification time, size), not once per compiled function."""
+    return _contents_digest(tuple((str(p), (st := p.stat()).st_mtime_ns, st.st_size) for p in paths))
+
+
+@functools.lru_cache(maxsize=8)
+def _contents_digest(keys: tuple[tuple[str, int, int], ...]) -> bytes:
     digest = hashlib.sha256()
-    for path in paths:
-        digest.update(path.read_bytes())
+    for path, _, _ in keys:
+        digest.update(Path(path).read_bytes())
     return digest.digest()
 
 

@@ -112,6 +112,7 @@ def test_a_kernel_cache_is_stale_when_any_compiled_dpbandit_source_changes(tmp_p
     b.write_text("y = 2\n")
     before = _numba_cache.sources_stamp((a, b))
     b.write_text("y = 3\n")  # the other file changes, same size
+    os.utime(b, ns=(b.stat().st_atime_ns, b.stat().st_mtime_ns + 10**9))  # a later mtime, however coarse the clock
     assert _numba_cache.sources_stamp((a, b)) != before
 
 

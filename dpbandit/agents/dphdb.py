@@ -41,7 +41,7 @@ How the Laplace selection is drawn (``vertex_sampler``; the law of line 9, hence
 either way, only the random numbers differ): ``"per-vertex"`` draws one ``Lap(b_t)`` per vertex, ``2 d K``
 per round, which is most of the agent's time at large d (5x random play's time at d = 5000, K = 10);
 ``"topdown"`` draws the noise's largest order statistics first and stops once the winner is settled
-(:mod:`dpbandit.privacy.topdown`), 3x (d = 50) to 6.5x (d = 5000) faster per round
+(:mod:`dpbandit.privacy.topdown`), 2.5x (d = 50) to 7x (d = 5000) faster per round
 (``python benchmarks/dphdb_sampler.py``). ``"auto"`` (default) is ``"topdown"`` from
 ``d = TOPDOWN_MIN_DIM = 1000`` [Fill]: every published page of this repository at a smaller d (Figure 5.1's
 d = 50, the fidelity and epsilon pages) keeps its numbers bit for bit; ``vertex_sampler="topdown"`` gives the

@@ -316,17 +316,17 @@ def private_vertex(
     sampler = _validate.one_of(VERTEX_SAMPLERS, sampler=sampler)
     if sampler == "topdown" and selection != "laplace":
         raise ValueError(f"sampler='topdown' draws Laplace noise; selection={selection!r} needs sampler='per-vertex'.")
-    if selection == "laplace" and sampler == "topdown":  # the scores r d_j of +r e_j, mirrored for -r e_j
+    if sampler == "topdown":  # the scores r d_j of +r e_j, mirrored for -r e_j (selection is Laplace, checked)
         index = report_noisy_min_topdown(rng, radius * direction, scale, mirrored=True)
-    elif selection == "laplace":
-        # argmin(s + Lap(b)) = argmin(s / b + Lap(1)): one call with per-row scales b_t
-        scores = radius * np.concatenate([direction, -direction], axis=1)
-        index = report_noisy_min(rng, scores / scale[:, None], 1.0)
     else:
-        # P(v) ~ exp(-s_v / b_t) is the mechanism exp(epsilon u / (2 Delta)) on u = -s / b_t at
-        # epsilon = 2, Delta = 1: one Gumbel-max call with per-row temperatures b_t
         scores = radius * np.concatenate([direction, -direction], axis=1)
-        index = exponential_mechanism(rng, -scores / scale[:, None], 2.0, 1.0)
+        if selection == "laplace":
+            # argmin(s + Lap(b)) = argmin(s / b + Lap(1)): one call with per-row scales b_t
+            index = report_noisy_min(rng, scores / scale[:, None], 1.0)
+        else:
+            # P(v) ~ exp(-s_v / b_t) is the mechanism exp(epsilon u / (2 Delta)) on u = -s / b_t at
+            # epsilon = 2, Delta = 1: one Gumbel-max call with per-row temperatures b_t
+            index = exponential_mechanism(rng, -scores / scale[:, None], 2.0, 1.0)
     dim = direction.shape[1]
     vertex = np.zeros_like(direction)
     sign = np.where(index < dim, radius, -radius)

@@ -45,9 +45,9 @@ def _expected_sigma(trust: str, disjoint: bool, epsilon: float, delta: float, m:
     return gaussian_sigma(cal.eps0, cal.delta0, sens)
 
 
-def added_noise(agent, rounds: int, rng: np.random.Generator) -> np.ndarray:
-    """The noise the agent added to its statistics over ``rounds`` rounds (its sums minus the exact ones):
-    Gram diagonal, reward vector and sqrt 2 times the Gram off-diagonal, all of std sqrt(rounds) sigma."""
+def play_and_subtract(agent, rounds: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Play ``rounds`` rounds (uniform rewards); return the noise in the agent's Gram and reward sums (its
+    published plus pending sums minus the exact ones), one row per model."""
     exact_g = np.zeros_like(agent.gram)
     exact_u = np.zeros_like(agent._pending_u)
     for _ in range(rounds):
@@ -58,9 +58,14 @@ def added_noise(agent, rounds: int, rng: np.random.Generator) -> np.ndarray:
         f = obs[a] if agent.observation_model == "per_arm" else obs
         exact_g[agent._model_of(a)] += np.outer(f, f)
         exact_u[agent._model_of(a)] += r * f
-    noise_g = agent.gram + agent._pending_gram - exact_g
-    noise_u = agent._u_published + agent._pending_u - exact_u
-    iu = np.triu_indices(exact_g.shape[-1], 1)
+    return agent.gram + agent._pending_gram - exact_g, agent._u_published + agent._pending_u - exact_u
+
+
+def added_noise(agent, rounds: int, rng: np.random.Generator) -> np.ndarray:
+    """The noise the agent added to its statistics over ``rounds`` rounds (its sums minus the exact ones):
+    Gram diagonal, reward vector and sqrt 2 times the Gram off-diagonal, all of std sqrt(rounds) sigma."""
+    noise_g, noise_u = play_and_subtract(agent, rounds, rng)
+    iu = np.triu_indices(noise_g.shape[-1], 1)
     diag = np.diagonal(noise_g, axis1=-2, axis2=-1)
     return np.concatenate([diag.ravel(), noise_u.ravel(), math.sqrt(2.0) * noise_g[:, iu[0], iu[1]].ravel()])
 
@@ -165,18 +170,9 @@ def test_horizon_is_required_and_rows_above_the_feature_bound_are_errors() -> No
 def vec_noise_in_units(agent, rounds: int, rng: np.random.Generator) -> np.ndarray:
     """The P_Vec agent's added noise over ``rounds`` rounds, each coordinate divided by its range width
     (1 for Gram entries at L = 1, 2 for the reward vector at L = R = 1): all of std sqrt(rounds b / 4) / g."""
-    exact_g = np.zeros_like(agent.gram)
-    exact_u = np.zeros_like(agent._pending_u)
-    for _ in range(rounds):
-        obs = observation(agent, rng)
-        a = agent.act(obs)
-        r = float(rng.uniform())
-        agent.update(obs, a, r)
-        exact_g[0] += np.outer(obs[a], obs[a])
-        exact_u[0] += r * obs[a]
-    iu = np.triu_indices(exact_g.shape[-1])
-    gram = (agent.gram + agent._pending_gram - exact_g)[0][iu]
-    return np.concatenate([gram, (agent._u_published + agent._pending_u - exact_u)[0] / 2.0])
+    noise_g, noise_u = play_and_subtract(agent, rounds, rng)
+    iu = np.triu_indices(noise_g.shape[-1])
+    return np.concatenate([noise_g[0][iu], noise_u[0] / 2.0])
 
 
 def test_vector_sum_noise_the_agent_adds_has_the_calibrated_scale() -> None:
