@@ -124,8 +124,6 @@ def rounds(d: int, K: int, n: int, seed: int = 0, horizon: int | None = None, pe
     """
     import gymnasium
 
-    import envs  # noqa: F401  (registers the ids)
-
     env_id, options = ("dpbandit/GLMBandit-v0", PER_ARM) if per_arm else ("dpbandit/HDBSection54-v0", {})
     env = gymnasium.make(
         env_id, n_arms=K, dim=d, horizon=max(n, horizon or n), disable_env_checker=True, **options

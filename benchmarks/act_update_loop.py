@@ -57,7 +57,6 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     args = parser.parse_args()
 
-    import envs  # noqa: F401  (registers the ids)
     from dpbandit.agents.uniform import RandomAgent
     from dpbandit.harness import run_one, seeding
     from dpbandit.harness.run import BLOCK_ELEMENTS

@@ -61,7 +61,7 @@ import scipy.linalg
 
 from _common import WINDOW, fmt, header, interleaved, load, rounds, rounds_for, table  # noqa: I001
 from dpbandit.agents import agent_class
-from envs.wrappers import block_features
+from dpbandit.envs.wrappers import block_features
 
 HORIZON = 10_000
 MAX_BYTES = 2**30  # 1 GB of agent state: larger configurations are reported as not run

@@ -32,7 +32,7 @@ D, K = 50, 5
 def env_rounds(n: int, seed: int):
     import gymnasium
 
-    import envs  # noqa: F401
+    from dpbandit import envs  # noqa: F401
 
     env = gymnasium.make("dpbandit/LinearBandit-v0", n_arms=K, dim=D, horizon=n, disable_env_checker=True)
     env.reset(seed=seed)

@@ -31,7 +31,7 @@ import _common  # noqa: F401  (first: one BLAS thread)
 from _common import Timing, header, load, table
 
 STUDY = """
-import envs
+from dpbandit import envs
 from dpbandit.agents import agent_class
 from dpbandit.harness import run
 run("dpbandit/HDBSection54-v0", {{"{agent}": agent_class("{agent}")}}, n_seeds={seeds}, horizon={horizon},

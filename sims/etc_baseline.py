@@ -36,7 +36,6 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from fig5_1 import RESULTS, command_line, markdown, write_csv  # noqa: E402
 
-import envs  # noqa: E402, F401  (registers the ids)
 from dpbandit.agents import agent_class  # noqa: E402
 from dpbandit.agents.batched.etc import default_exploration  # noqa: E402
 from dpbandit.harness import run, seeding, t_interval  # noqa: E402

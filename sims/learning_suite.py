@@ -105,7 +105,7 @@ NO_LINUCB = ("disjoint LinUCB keeps K d x d matrices: 2 GB and d^2 work per roun
 
 def _imbalanced_target() -> str:
     """Issue 29 item 1's bar on ``ImbalancedClasses-v0``: accuracy at least 0.05 above the majority share, exact."""
-    from envs.datasets import load_bundled
+    from dpbandit.envs.datasets import load_bundled
 
     _, labels = load_bundled("imbalanced")
     return f"accuracy >= {np.bincount(labels).max() / len(labels) + 0.05:.4f}"
@@ -145,7 +145,7 @@ def registered_env_settings() -> list[Setting]:
     ``dpbandit/Classification-v0`` is left out: it has no data until the user gives some."""
     import gymnasium
 
-    import envs
+    from dpbandit import envs
 
     out = []
     for env_id in (*envs.ENV_IDS, *envs.CLASSIFICATION_IDS):

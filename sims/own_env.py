@@ -1,7 +1,7 @@
 """The README's "Bring your own environment" numbers: `private` on a user's {0, 1} bandit, its reward range
 declared and undeclared, with LinUCB and random on the same seeds.
 
-The environment is the test suite's own (``tests/toy_bandit.py``: built on nothing in ``envs/``, K = 5, d = 10
+The environment is the test suite's own (``tests/toy_bandit.py``: built on nothing in ``dpbandit/envs/``, K = 5, d = 10
 here), run the way the README tells a user to run theirs: ``dpbandit run --env toy_bandit:ToyBandit`` from the
 module's folder (``tests/``), once as written (it declares ``reward_range = (0, 1)``) and once with
 ``--env-kwarg reward_range=None`` (it declares nothing, so `private` learns the rewards' centre and clip).

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from privacy_mutants import MUTANTS, Mutant  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-COPIED = ("dpbandit", "envs", "tests", "pyproject.toml")
+COPIED = ("dpbandit", "tests", "pyproject.toml")
 
 
 @dataclass

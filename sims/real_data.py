@@ -4,7 +4,7 @@ Each data set is a K-armed contextual bandit in the protocol of Bietti, Agarwal 
 Bandit Bake-off", JMLR 2021): the context is a row's features (each feature standardised, then centred, rows
 scaled to unit l2 norm: the environments' defaults since issue 29), the arms
 are the classes, the reward is 1 for the true class and 0 otherwise. Users arrive i.i.d. from the rows (the
-population model; ``envs/classification.py``). Since the expected rewards are the one-hot row, pseudo-regret
+population model; ``dpbandit/envs/classification.py``). Since the expected rewards are the one-hot row, pseudo-regret
 counts the mistakes and the accuracy is ``1 - regret / T``.
 
 Grid: the four ids ``dpbandit/{Digits,Wine,BreastCancer,Iris}-v0`` x T in {10^4, 10^5} x every registered

@@ -28,7 +28,7 @@ from real_data import DATASETS, is_private  # noqa: E402
 
 from dpbandit.agents import agent_class  # noqa: E402
 from dpbandit.harness import run, t_interval  # noqa: E402
-from envs.datasets import load_bundled  # noqa: E402
+from dpbandit.envs.datasets import load_bundled  # noqa: E402
 
 #: Bundled data set name of each id (the ``dataset=`` its preset passes).
 NAMES = {"dpbandit/Digits-v0": "digits", "dpbandit/Wine-v0": "wine",

@@ -7,7 +7,7 @@ so setting (a) only) and the local-DP LinUCB (``ldp-linucb``), each at epsilon i
 default ``min(1e-5, 1/(10 T))``, stricter). Settings:
 
 * (a) ``dpbandit/ChowdhuryZhou-v0``: Chowdhury and Zhou's experiment as their code defines it (d = 5, K = 100
-  fixed arms, T = 20,000, Bernoulli rewards; envs/fixed_arms.py), per-arm (shared-parameter) agents,
+  fixed arms, T = 20,000, Bernoulli rewards; dpbandit/envs/fixed_arms.py), per-arm (shared-parameter) agents,
   ``feature_bound = sqrt 2`` (their arms' norm), ``param_bound = sqrt(1/2)`` (their theta's norm). Their
   published ordering (Figure 1 of the paper, plotted by their code at eps = 0.2): LinUCB < JDP < SDP < LDP
   in regret. DP-UCB is left out here: it costs ~70 s per run at T = 20,000 on this machine. Beside them the

@@ -136,7 +136,7 @@ def _every_agent(per_arm: bool) -> str:
     ids=["entry-point-shared-observed", "module-id-per_arm-expected"],
 )
 def test_a_user_environment_runs_with_every_fitting_agent(tmp_path, capsys, env, kwargs, per_arm, expected):
-    """tests/toy_bandit.py is a user's own Gymnasium environment (nothing from envs/); tests/harness covers
+    """tests/toy_bandit.py is a user's own Gymnasium environment (nothing from dpbandit/envs/); tests/harness covers
     the other two combinations of observation model and expected rewards."""
     agents = _every_agent(per_arm)
     options = [a for kw in [*kwargs, "dim=20", "n_arms=2"] for a in ("--env-kwarg", kw)]

@@ -193,7 +193,7 @@ def test_help_and_errors_say_the_current_folder_is_importable(tmp_path, monkeypa
 def test_list_shows_every_agent_and_environment(capsys):
     import gymnasium
 
-    import envs  # noqa: F401
+    from dpbandit import envs  # noqa: F401
 
     assert cli.main(["list"]) == 0
     printed = capsys.readouterr().out

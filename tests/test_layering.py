@@ -18,7 +18,7 @@ LAYERS = {
     "dpbandit._validate": 0,
     "dpbandit._numba_cache": 0,
     "dpbandit.privacy": 1,
-    "envs": 1,
+    "dpbandit.envs": 1,
     "dpbandit.optim": 2,
     "dpbandit.agents": 3,
     "dpbandit.audit": 4,
@@ -28,11 +28,15 @@ LAYERS = {
 }
 
 
+#: The one upward import allowed: the package root registers the Gymnasium ids, so that
+#: ``gymnasium.make("dpbandit/...")`` works after ``import dpbandit`` (issue 38 item 2); ``dpbandit.envs``
+#: loads its classes lazily, so this costs only Gymnasium's import.
+ROOT_REGISTRATION = {("dpbandit", "dpbandit.envs")}
+
+
 def _unit(module: str) -> str:
-    """The layer unit of a module: its subpackage of dpbandit (``dpbandit.optim``), ``envs`` or the root."""
+    """The layer unit of a module: its subpackage of dpbandit (``dpbandit.optim``, ``dpbandit.envs``) or the root."""
     parts = module.split(".")
-    if parts[0] == "envs":
-        return "envs"
     return ".".join(parts[:2]) if len(parts) > 1 else "dpbandit"
 
 
@@ -54,11 +58,11 @@ def _imports(module: str, source: str, *, is_package: bool = False) -> set[str]:
             names = [".".join([*base, node.module] if node.module else base)]
         else:
             continue
-        found.update(n for n in names if n.split(".")[0] in ("dpbandit", "envs"))
+        found.update(n for n in names if n.split(".")[0] == "dpbandit")
     return found
 
 
-MODULES = sorted(p for pkg in ("dpbandit", "envs") for p in (ROOT / pkg).rglob("*.py"))
+MODULES = sorted((ROOT / "dpbandit").rglob("*.py"))
 
 
 def _edges(paths) -> set[tuple[str, str]]:
@@ -73,6 +77,8 @@ def _upward(edges: set[tuple[str, str]]) -> set[tuple[str, str]]:
     bad = set()
     for importer, imported in edges:
         a, b = _unit(importer), _unit(imported)
+        if (importer, imported) in ROOT_REGISTRATION:
+            continue
         if a != b and LAYERS[b] >= LAYERS[a]:
             bad.add((importer, imported))
     return bad

@@ -158,7 +158,7 @@ def test_custom_environment_example_runs_and_linucb_learns_on_it(capsys):
     import gymnasium
 
     assert isinstance(namespace["CoinBandit"](), gymnasium.Env)
-    assert not any(c.__module__.startswith("envs") for c in namespace["CoinBandit"].__mro__)  # not envs/
+    assert not any(c.__module__.startswith("envs") for c in namespace["CoinBandit"].__mro__)  # not dpbandit/envs/
 
 
 def test_mabwiser_example_takes_at_most_five_lines(capsys):

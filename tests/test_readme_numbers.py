@@ -230,7 +230,6 @@ def _expected_rewards(command: str, horizon: int | None = None, **changes) -> np
 
     import gymnasium
 
-    import envs  # noqa: F401  (registers the ids)
     from dpbandit.agents.specs import parse_assignments
     from dpbandit.harness import seeding
 
@@ -460,7 +459,7 @@ def test_the_simple_reference_numbers_match_its_page():
     assert rounds_to(private, rows.loc["private", "accuracy"])
     assert rounds_to(reference, rows.loc["private-etc", "accuracy"])
     assert (rows["seeds"] == int(seeds)).all()
-    from envs.datasets import load_bundled
+    from dpbandit.envs.datasets import load_bundled
 
     _, labels = load_bundled("imbalanced")
     assert rounds_to(share, np.bincount(labels).max() / len(labels))

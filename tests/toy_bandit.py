@@ -1,4 +1,4 @@
-"""A Gymnasium contextual bandit written for the tests, built on nothing in ``envs/``: what a user's own
+"""A Gymnasium contextual bandit written for the tests, built on nothing in ``dpbandit/envs/``: what a user's own
 environment looks like to the harness (tests/harness/test_any_env.py, tests/test_cli.py).
 
 K arms, unit-norm contexts in R^d (shared, or one row per arm), a unit-norm parameter per arm (shared
@@ -73,7 +73,7 @@ class ToyBandit(gymnasium.Env):
 
 
 class Block(NamedTuple):
-    """The fields of ``envs.rounds.RoundBlock`` the harness reads, plus the users."""
+    """The fields of ``dpbandit.envs.rounds.RoundBlock`` the harness reads, plus the users."""
 
     observations: np.ndarray
     expected_rewards: np.ndarray

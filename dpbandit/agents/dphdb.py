@@ -67,7 +67,7 @@ from dpbandit.agents.linear import play_loop, shared_block
 from dpbandit.optim.pofw import SELECTIONS, VERTEX_SAMPLERS, POFWBank, POFWPrivacy, Selection, line8_scale
 from dpbandit.privacy.accounting import zcdp_to_epsilon
 from dpbandit.privacy.budget import check_delta, require_reportable_epsilon
-from envs.links import Link, get_link
+from dpbandit.envs.links import Link, get_link
 
 __all__ = ["DPHDB", "TOPDOWN_MIN_DIM", "default_warmup", "vertex_sampler_for"]
 
@@ -140,7 +140,7 @@ class DPHDB(Agent):
         epsilon, delta: requested guarantee (delta defaults to 1/T, the authors' [C]; a warning above 1/T). A
             budget below what the accountant resolves at (T, delta) is an error naming epsilon (joint
             calibration).
-        link: inverse link zeta (name in ``envs.links.LINKS`` or a ``Link``).
+        link: inverse link zeta (name in ``dpbandit.envs.links.LINKS`` or a ``Link``).
         warmup: t0 rounds per arm (default :func:`default_warmup`); a warning names epsilon (or warmup) when
             the K t0 forced rounds fill the horizon, so the agent would never reach its greedy phase.
         h_sub: pre-selection gap (Assumption 4.1; threshold h_sub/2 in line 13), > 0.

@@ -2,7 +2,7 @@
 the nearest known name to a misspelled one.
 
 Everything is read from the registries (:data:`dpbandit.agents.AGENTS`, Gymnasium's registry after
-``import envs``) and from the classes themselves (docstring, ``observation_model``, ``trust_model``), so a new
+``import dpbandit``) and from the classes themselves (docstring, ``observation_model``, ``trust_model``), so a new
 agent or environment appears here with no change to this module.
 """
 
@@ -99,8 +99,6 @@ def env_entries(namespace: str = "dpbandit/") -> list[EnvEntry]:
     registered preset's, restricted to :data:`SHOWN_KWARGS`."""
     import gymnasium
     from gymnasium.envs.registration import load_env_creator
-
-    import envs  # noqa: F401  (registers the dpbandit/ ids)
 
     entries = []
     for env_id, spec in gymnasium.registry.items():

@@ -58,8 +58,6 @@ def _resolve(env: EnvSource) -> _Resolved:
 
     if isinstance(env, str):
         if ":" not in env:
-            import envs  # noqa: F401  (registers the dpbandit/ ids)
-
             found = _registered(env)
             if found is None:
                 close = nearest(env, gymnasium.registry)

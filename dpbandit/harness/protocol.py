@@ -11,7 +11,7 @@ An environment the harness can run:
   computed), ``"optimal_action"`` and ``"user_id"`` (an int: the person of that round);
 * a horizon: ``run(horizon=T)``, else ``env.unwrapped.horizon``, else ``env.spec.max_episode_steps``;
 * optionally ``env.unwrapped.reward_range = (low, high)`` (bounds may be infinite; absent or ``None`` =
-  undeclared), ``env.unwrapped.draw_rounds(m)`` (a block of rounds, :class:`envs.rounds.RoundBlock`,
+  undeclared), ``env.unwrapped.draw_rounds(m)`` (a block of rounds, :class:`dpbandit.envs.rounds.RoundBlock`,
   bit-identical to stepping: the fast path) and ``env.unwrapped.round_bytes`` (memory of one round).
 
 :func:`describe` checks only this and returns what the harness uses (:class:`EnvDescription`); each

@@ -111,7 +111,7 @@ def _observation_adapter(agent: Agent, env: EnvDescription) -> Callable[[np.ndar
     per-arm agent on a shared context)."""
     if agent.observation_model == env.observation_model:
         return lambda obs: obs
-    from envs.wrappers import block_features
+    from dpbandit.envs.wrappers import block_features
 
     return lambda obs: block_features(obs, env.n_arms)
 
@@ -240,7 +240,7 @@ def _act_update(
     arguments: the action as ``act`` returned it, the reward as a float, ``user_id=`` an int when the block has
     users and ``update`` takes them); ``clock_at()`` after each round of ``stops`` (0-based, in the block).
     Returns the actions as ints."""
-    from envs.base import check_action  # the env.step check (envs loads gymnasium: not at import time)
+    from dpbandit.envs.base import check_action  # the env.step check (envs loads gymnasium: not at import time)
 
     act, update, n_arms = agent.act, agent.update, agent.n_arms
     rows = rewards.tolist()  # Python floats: float(rewards[s, a]), as env.step returns them

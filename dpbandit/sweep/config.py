@@ -306,8 +306,6 @@ def _env_id(key: str, env_id: str) -> str:
     """A registered id, or ``"module:EnvId-v0"`` / ``"package.module:ClassName"`` (as ``run --env``)."""
     import gymnasium
 
-    import envs  # noqa: F401  (registers the dpbandit/ ids)
-
     if isinstance(env_id, str) and ":" in env_id:
         from dpbandit.harness.environments import check_env_source
 

@@ -6,7 +6,6 @@ import gymnasium
 import numpy as np
 import pytest
 
-import envs  # noqa: F401  (registers the dpbandit/ ids)
 from dpbandit.agents.dphdb import DPHDB, default_warmup
 
 

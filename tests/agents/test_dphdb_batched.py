@@ -15,7 +15,6 @@ import pytest
 from dp_accounting import NeighboringRelation
 from scipy import stats
 
-import envs  # noqa: F401  (registers the dpbandit/ ids)
 from dpbandit.agents import agent_class
 from dpbandit.agents.batched.frankwolfe import BatchedDPHDB
 from dpbandit.agents.specs import parse_agent

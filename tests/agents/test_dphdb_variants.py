@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import envs  # noqa: F401  (registers the dpbandit/ ids)
 from dpbandit.agents.dphdb import DPHDB
 from dpbandit.optim.pofw import POFWBank, POFWPrivacy
 

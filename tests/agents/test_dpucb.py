@@ -8,9 +8,8 @@ import gymnasium
 import numpy as np
 import pytest
 
-import envs  # noqa: F401  (registers the dpbandit/ ids)
 from dpbandit.agents.dpucb import DPUCB
-from envs.wrappers import block_features
+from dpbandit.envs.wrappers import block_features
 
 
 def _run(agent: DPUCB, rounds: int, seed: int = 0, on_round=None) -> np.ndarray:

@@ -15,7 +15,7 @@ from dpbandit.agents.kernels.hdb import _lap1
 from dpbandit.agents.linear import GreedyLeastSquares, LinUCB, OFUL
 from dpbandit.privacy.noise import laplace
 from dpbandit.privacy.tree import gaussian_tree
-from envs.wrappers import block_features
+from dpbandit.envs.wrappers import block_features
 
 
 @numba.njit(cache=True)

@@ -1,6 +1,6 @@
 """Classification data sets as bandits (issue 22 item 2, issue 24 item 4).
 
-envs/classification.py, envs/datasets.py; the reward range of every environment (contract C1).
+dpbandit/envs/classification.py, dpbandit/envs/datasets.py; the reward range of every environment (contract C1).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from gymnasium.utils.env_checker import check_env
 from scipy import stats
 from sklearn.datasets import load_iris, load_wine
 
-import envs
-from envs import ClassificationBanditEnv, ClassificationBanditVectorEnv, GLMBanditEnv, Link, replicate_seeds
-from envs.datasets import BUNDLED
+from dpbandit import envs
+from dpbandit.envs import ClassificationBanditEnv, ClassificationBanditVectorEnv, GLMBanditEnv, Link, replicate_seeds
+from dpbandit.envs.datasets import BUNDLED, load_bundled, scale_features
 
 X_IRIS, Y_IRIS = load_iris(return_X_y=True)
 BUNDLED_IDS = {"dpbandit/Digits-v0": "digits", "dpbandit/Wine-v0": "wine",
@@ -193,7 +193,7 @@ def test_the_imbalanced_data_set_is_issue_29s_make_classification_call() -> None
 
     X, y = make_classification(n_samples=5000, n_features=12, n_informative=6, n_redundant=2, n_classes=4,
                                weights=[.55, .25, .15, .05], random_state=7)
-    got_X, got_y = envs.datasets.load_bundled("imbalanced")
+    got_X, got_y = load_bundled("imbalanced")
     np.testing.assert_array_equal(got_X, X)
     np.testing.assert_array_equal(got_y, y)
     assert np.bincount(y).max() / y.size == pytest.approx(0.5468)  # the majority share
@@ -202,8 +202,8 @@ def test_the_imbalanced_data_set_is_issue_29s_make_classification_call() -> None
 # ------------------------------------------------------------------------------ feature scaling (issue 29)
 @pytest.mark.parametrize("dataset", sorted(BUNDLED))
 def test_standardisation_gives_every_feature_mean_0_and_std_1_and_constant_features_0(dataset: str) -> None:
-    X, _ = envs.datasets.load_bundled(dataset)
-    scaled = envs.datasets.scale_features(X)
+    X, _ = load_bundled(dataset)
+    scaled = scale_features(X)
     constant = X.max(axis=0) == X.min(axis=0)
     assert constant.any() == (dataset == "digits")  # digits has blank pixels
     np.testing.assert_allclose(scaled.mean(axis=0), 0.0, atol=1e-12)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs import GLMBanditEnv
-from envs.params import ar1_filter, lp_norm, sample_parameters
+from dpbandit.envs import GLMBanditEnv
+from dpbandit.envs.params import ar1_filter, lp_norm, sample_parameters
 
 
 def _sigma(dim: int, rho: float) -> np.ndarray:
@@ -119,8 +119,6 @@ def test_docs_fliphat_setting_example_runs() -> None:
     from pathlib import Path
 
     import gymnasium as gym
-
-    import envs  # noqa: F401  (registers the ids)
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "envs.md").read_text()
     block = next(b for b in re.findall(r"```python\n(.*?)```", doc, flags=re.S) if "context_correlation" in b)

@@ -6,9 +6,9 @@ import doctest
 import re
 from pathlib import Path
 
-import envs.classification
-import envs.glm
-import envs.wrappers
+import dpbandit.envs.classification
+import dpbandit.envs.glm
+import dpbandit.envs.wrappers
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "envs.md"
 
@@ -23,7 +23,7 @@ def test_docs_example_runs() -> None:
 
 
 def test_docstring_examples_run() -> None:
-    for module in (envs.glm, envs.wrappers, envs.classification):
+    for module in (dpbandit.envs.glm, dpbandit.envs.wrappers, dpbandit.envs.classification):
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0
 

@@ -1,4 +1,4 @@
-"""Chowdhury and Zhou's fixed-arm Bernoulli bandit (envs/fixed_arms.py): the authors' instance, the protocol,
+"""Chowdhury and Zhou's fixed-arm Bernoulli bandit (dpbandit/envs/fixed_arms.py): the authors' instance, the protocol,
 common random numbers."""
 
 from __future__ import annotations
@@ -6,7 +6,6 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-import envs  # noqa: F401  (registers the ids)
 from dpbandit.harness.protocol import describe
 
 

@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from envs import GLMBanditEnv, RoundBlock
+from dpbandit.envs import GLMBanditEnv, RoundBlock
 
 
 def rollout(env: gym.Env, seed: int, policy_seed: int, steps: int) -> dict[str, np.ndarray]:

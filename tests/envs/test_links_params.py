@@ -8,8 +8,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from envs import LINKS, GLMBanditEnv, Link
-from envs.params import lp_norm, sample_contexts, sample_parameters
+from dpbandit.envs import LINKS, GLMBanditEnv, Link
+from dpbandit.envs.params import lp_norm, sample_contexts, sample_parameters
 
 
 @pytest.mark.parametrize("name", sorted(LINKS))

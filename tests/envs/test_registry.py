@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import envs
+from dpbandit import envs
 
 DPBANDIT_IDS = sorted(env_id for env_id in gym.registry if env_id.startswith("dpbandit/"))
 _IRIS = __import__("sklearn.datasets", fromlist=["load_iris"]).load_iris(return_X_y=True)

@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from envs import GLMBanditEnv, GLMBanditVectorEnv, Link, block_features, replicate_seeds
+from dpbandit.envs import GLMBanditEnv, GLMBanditVectorEnv, Link, block_features, replicate_seeds
 
 
 @pytest.mark.parametrize(

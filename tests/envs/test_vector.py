@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from envs import GLMBanditEnv, GLMBanditVectorEnv, replicate_seeds
+from dpbandit.envs import GLMBanditEnv, GLMBanditVectorEnv, replicate_seeds
 
 N, T = 8, 40
 

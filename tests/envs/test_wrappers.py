@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from envs import BlockFeatures, GLMBanditEnv, block_features
+from dpbandit.envs import BlockFeatures, GLMBanditEnv, block_features
 
 
 def test_block_features_is_kron() -> None:

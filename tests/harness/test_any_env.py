@@ -1,5 +1,5 @@
 """Any Gymnasium contextual bandit runs in the harness (the protocol of dpbandit.harness.protocol): a user's
-environment written for the tests (tests/toy_bandit.py, nothing from envs/), with and without expected
+environment written for the tests (tests/toy_bandit.py, nothing from dpbandit/envs/), with and without expected
 rewards, shared and per-arm, with every registered agent that fits it; the numbers checked by hand."""
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ class Plain(gymnasium.Wrapper):
 
 
 def _wrapped_glm(horizon: int, **kwargs) -> gymnasium.Env:
-    import envs  # noqa: F401
+    from dpbandit import envs  # noqa: F401
 
     return Plain(gymnasium.make("dpbandit/LinearBandit-v0", horizon=horizon, **kwargs))
 

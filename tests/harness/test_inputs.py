@@ -11,13 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import envs  # noqa: F401  (registers the ids)
 from dpbandit.agents import Agent
 from dpbandit.agents.dphdb import DPHDB
 from dpbandit.agents.linear import LinUCB, SharedLinUCB
 from dpbandit.agents.uniform import RandomAgent
 from dpbandit.harness import final_regret_table, run
-from envs.problem import GLMProblem
+from dpbandit.envs.problem import GLMProblem
 
 ENV = "dpbandit/LinearBandit-v0"
 FAST = dict(n_seeds=1, horizon=20, progress=False)

@@ -10,7 +10,6 @@ from c3_frames import c3_frame
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
-import envs  # noqa: F401  (registers the dpbandit/ ids)
 from dpbandit.harness import plot_regret
 from dpbandit.harness.plot import (
     COLOURS,

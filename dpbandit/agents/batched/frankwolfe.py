@@ -79,7 +79,7 @@ from dpbandit.optim.pofw import private_vertex
 from dpbandit.privacy import accounting
 from dpbandit.privacy.budget import agent_delta
 from dpbandit.privacy.rnm import exponential_mechanism
-from envs.links import Link, get_link
+from dpbandit.envs.links import Link, get_link
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpbandit.privacy.guarantee import PrivacyGuarantee
@@ -175,7 +175,7 @@ class BatchedDPHDB(BatchedAgent):
         n_arms, dim, rng, horizon: the Agent contract (``horizon`` or ``delta`` is required).
         epsilon, delta: the (epsilon, delta)-JDP target of the run (``delta`` defaults to
             :func:`~dpbandit.privacy.budget.default_delta` of T, ``min(1e-5, 1/(10 T))``).
-        link: inverse link zeta (name in ``envs.links.LINKS`` or a ``Link``); the loss is the GLM NLL.
+        link: inverse link zeta (name in ``dpbandit.envs.links.LINKS`` or a ``Link``); the loss is the GLM NLL.
         radius: l1-ball radius r of every arm's parameter.
         clip_norm: largest residual clip ``B`` (top of the grid; the clip itself without ``residual_quantile``).
         residual_quantile: target quantile of the residuals for the private clip ``B``; ``None``: fixed.

@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-import envs  # noqa: F401  (registers the ids)
-
 
 def rounds(env_id: str, T: int, seed: int = 3, **kwargs):
     """The first ``T`` rounds of ``env_id`` (a RoundBlock)."""

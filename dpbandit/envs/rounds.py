@@ -6,7 +6,7 @@ episode's end); a subclass says how an episode starts (:meth:`BlockStream._start
 ``m`` rounds are drawn (:meth:`BlockStream._draw`). :class:`RoundStream` is the GLM one: at every
 reset it spawns three children (``Generator.spawn``) of each root: parameters, contexts, reward
 noise. Rounds are drawn in chunks of ``chunk_rounds`` rounds; every stream consumes a fixed number
-of draws per round in round order, and the maths is per round (see :mod:`envs.problem`), so the
+of draws per round in round order, and the maths is per round (see :mod:`dpbandit.envs.problem`), so the
 numbers of round t do not depend on the chunk size, on ``N`` or on the actions taken (common random
 numbers).
 """
@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from dpbandit import _validate
-from envs.problem import GLMProblem
+from dpbandit.envs.problem import GLMProblem
 
 __all__ = ["DEFAULT_CHUNK_ELEMENTS", "BlockStream", "RoundBlock", "RoundStream", "replicate_seeds"]
 

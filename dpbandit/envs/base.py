@@ -1,8 +1,8 @@
 """The Gymnasium API over a round stream, shared by every environment of the package.
 
 :class:`BanditEnv` (one replicate) and :class:`BanditVectorEnv` (N replicates stepped at once) turn a
-:class:`envs.rounds.BlockStream` into ``reset`` / ``step`` / ``draw_rounds``. A concrete environment
-(:mod:`envs.glm`, :mod:`envs.classification`) sets ``self.problem`` (with ``n_arms``, ``dim``,
+:class:`dpbandit.envs.rounds.BlockStream` into ``reset`` / ``step`` / ``draw_rounds``. A concrete environment
+(:mod:`dpbandit.envs.glm`, :mod:`dpbandit.envs.classification`) sets ``self.problem`` (with ``n_arms``, ``dim``,
 ``horizon``, ``observation_shape``, ``context_model``), ``self._stream`` and the spaces; the maths
 lives in the problem and the stream, so the scalar env is the N = 1 view of the vector one.
 
@@ -24,7 +24,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from dpbandit import _validate
-from envs.rounds import BlockStream, RoundBlock, replicate_seeds
+from dpbandit.envs.rounds import BlockStream, RoundBlock, replicate_seeds
 
 __all__ = ["BanditEnv", "BanditVectorEnv", "ProblemAttributes", "check_action"]
 

@@ -1,9 +1,9 @@
 """Environment ids under the ``dpbandit/`` namespace and their presets.
 
-GLM ids (:data:`PRESETS`, :data:`ENV_IDS`) have the scalar entry point :class:`envs.glm.GLMBanditEnv`
-and the vector entry point :class:`envs.glm.GLMBanditVectorEnv`; classification ids
+GLM ids (:data:`PRESETS`, :data:`ENV_IDS`) have the scalar entry point :class:`dpbandit.envs.glm.GLMBanditEnv`
+and the vector entry point :class:`dpbandit.envs.glm.GLMBanditVectorEnv`; classification ids
 (:data:`CLASSIFICATION_PRESETS`, :data:`CLASSIFICATION_IDS`) have
-:class:`envs.classification.ClassificationBanditEnv` and its vector env. So both
+:class:`dpbandit.envs.classification.ClassificationBanditEnv` and its vector env. So both
 ``gymnasium.make(id, **overrides)`` and
 ``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point")`` work for every id.
 The table is also in docs/envs.md. [Fill] marks our choices, [P] the paper, [C] the
@@ -35,9 +35,9 @@ import gymnasium as gym
 
 __all__ = ["CLASSIFICATION_IDS", "CLASSIFICATION_PRESETS", "ENV_IDS", "PRESETS", "register_envs"]
 
-#: id -> kwargs of :class:`envs.glm.GLMBanditEnv` (overridable at ``make`` time).
+#: id -> kwargs of :class:`dpbandit.envs.glm.GLMBanditEnv` (overridable at ``make`` time).
 PRESETS: dict[str, dict[str, Any]] = {
-    # Generic GLM bandit: every option of envs.problem.GLMProblem can be overridden [Fill].
+    # Generic GLM bandit: every option of dpbandit.envs.problem.GLMProblem can be overridden [Fill].
     "dpbandit/GLMBandit-v0": dict(n_arms=5, dim=10, horizon=1_000),
     # Small linear bandit for LinUCB-type tests: unit-sphere contexts, unit-l2 Gaussian
     # parameters, Gaussian noise std 0.1 [Fill].
@@ -74,7 +74,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 #: The GLM ids.
 ENV_IDS: tuple[str, ...] = tuple(PRESETS)
 
-#: id -> kwargs of :class:`envs.classification.ClassificationBanditEnv`. ``Classification-v0`` takes the
+#: id -> kwargs of :class:`dpbandit.envs.classification.ClassificationBanditEnv`. ``Classification-v0`` takes the
 #: user's data (``X=``/``y=`` or ``path=``/``label=``); the others are scikit-learn's bundled data sets
 #: (rows x features, classes): digits 1,797 x 64, 10; wine 178 x 13, 3; breast cancer 569 x 30, 2;
 #: iris 150 x 4, 3; imbalanced (generated, fixed seed) 5,000 x 12, 4. Defaults: users drawn i.i.d. from
@@ -93,15 +93,15 @@ CLASSIFICATION_PRESETS: dict[str, dict[str, Any]] = {
 CLASSIFICATION_IDS: tuple[str, ...] = tuple(CLASSIFICATION_PRESETS)
 
 _ENTRY_POINTS = {
-    "envs.glm": ("GLMBanditEnv", "GLMBanditVectorEnv", PRESETS),
-    "envs.classification": (
+    "dpbandit.envs.glm": ("GLMBanditEnv", "GLMBanditVectorEnv", PRESETS),
+    "dpbandit.envs.classification": (
         "ClassificationBanditEnv", "ClassificationBanditVectorEnv", CLASSIFICATION_PRESETS
     ),
 }
 
 
 #: Single-environment ids without a vector entry point: Chowdhury and Zhou's fixed-arm Bernoulli bandit
-#: (ICML 2022, their code's setting: d = 5, K = 100, T = 20,000; envs/fixed_arms.py).
+#: (ICML 2022, their code's setting: d = 5, K = 100, T = 20,000; dpbandit/envs/fixed_arms.py).
 FIXED_ARMS_PRESETS: dict[str, dict[str, Any]] = {
     "dpbandit/ChowdhuryZhou-v0": dict(n_arms=100, dim=5, horizon=20_000),
 }
@@ -113,8 +113,8 @@ def register_envs() -> None:
     """Register every preset id with Gymnasium (idempotent)."""
     for env_id, kwargs in FIXED_ARMS_PRESETS.items():
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point="envs.fixed_arms:FixedArmsBernoulliEnv",
-                         vector_entry_point="envs.fixed_arms:make_vector", kwargs=dict(kwargs))
+            gym.register(id=env_id, entry_point="dpbandit.envs.fixed_arms:FixedArmsBernoulliEnv",
+                         vector_entry_point="dpbandit.envs.fixed_arms:make_vector", kwargs=dict(kwargs))
     for module, (scalar, vector, presets) in _ENTRY_POINTS.items():
         for env_id, kwargs in presets.items():
             if env_id in gym.registry:

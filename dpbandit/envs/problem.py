@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from dpbandit import _validate
-from envs import params
-from envs.links import DISTRIBUTION_RANGES, Link, get_link, native_rewards
+from dpbandit.envs import params
+from dpbandit.envs.links import DISTRIBUTION_RANGES, Link, get_link, native_rewards
 
 __all__ = ["CONTEXT_MODELS", "NOISE_MODELS", "GLMProblem"]
 
@@ -47,7 +47,7 @@ class GLMProblem:
         n_arms: K >= 2.
         dim: d >= 1 (tested from 2 to 10,000).
         horizon: T >= 1 rounds per episode.
-        link: ``"identity"``, ``"logistic"``, ``"exponential"`` or a custom :class:`envs.links.Link`.
+        link: ``"identity"``, ``"logistic"``, ``"exponential"`` or a custom :class:`dpbandit.envs.links.Link`.
         context_model: ``"shared"`` (x_t in R^d, theta (K, d)) or ``"per_arm"`` (X_t in R^{K x d},
             theta (d,)).
         noise: ``"gaussian"`` (``mu + noise_std * N(0, 1)``) or ``"native"`` (the link's own law:
@@ -67,7 +67,7 @@ class GLMProblem:
             raw draws (then observation bounds are infinite for Gaussian contexts).
         sparsity: s non-zero coordinates per parameter vector (1 <= s <= d); ``None`` = dense.
         theta_values: ``"gaussian"``, ``"ones"`` or ``"uniform-signs"`` (values of the non-zeros
-            before normalisation; :func:`envs.params.sample_parameters`).
+            before normalisation; :func:`dpbandit.envs.params.sample_parameters`).
         theta_support: ``"random"`` (uniform support) or ``"first"`` (the first s coordinates).
         theta_norm: l_p index used to normalise each parameter vector; ``None`` keeps the drawn
             values (``theta_radius`` unused).
@@ -199,7 +199,7 @@ class GLMProblem:
     def reward_range(self) -> tuple[float, float] | None:
         """``(low, high)``: closed bounds of every realised reward (contract C1), ``None`` if unknown.
 
-        * ``noise="native"``: the law's values (:data:`envs.links.DISTRIBUTION_RANGES`): logistic /
+        * ``noise="native"``: the law's values (:data:`dpbandit.envs.links.DISTRIBUTION_RANGES`): logistic /
           Bernoulli ``(0.0, 1.0)``, exponential / Poisson ``(0.0, inf)``.
         * ``noise="gaussian"`` with ``noise_std > 0`` (any link): ``(-inf, inf)``.
         * ``noise="gaussian"`` with ``noise_std = 0``: the rewards are the means, so the link's

@@ -1,8 +1,8 @@
 """Gymnasium environments for stochastic contextual bandits with generalized-linear rewards.
 
 :class:`GLMBanditEnv` (one replicate) and :class:`GLMBanditVectorEnv` (N replicates stepped at
-once) are thin views over the same :class:`envs.rounds.RoundStream` and :class:`envs.problem.GLMProblem`
-maths; the scalar env is the N = 1 case. Model and options: see :class:`envs.problem.GLMProblem`
+once) are thin views over the same :class:`dpbandit.envs.rounds.RoundStream` and :class:`dpbandit.envs.problem.GLMProblem`
+maths; the scalar env is the N = 1 case. Model and options: see :class:`dpbandit.envs.problem.GLMProblem`
 (004_290fd04a1e656565.txt Section 4.1; the pseudo-regret is the one defined there).
 """
 
@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from envs.base import BanditEnv, BanditVectorEnv
-from envs.links import Link
-from envs.problem import GLMProblem
-from envs.rounds import RoundStream
+from dpbandit.envs.base import BanditEnv, BanditVectorEnv
+from dpbandit.envs.links import Link
+from dpbandit.envs.problem import GLMProblem
+from dpbandit.envs.rounds import RoundStream
 
 __all__ = ["GLMBanditEnv", "GLMBanditVectorEnv"]
 
@@ -27,7 +27,7 @@ def _observation_space(problem: GLMProblem) -> spaces.Box:
 
 
 class _LinkAttribute:
-    """The GLM inverse link of ``self.problem`` (other attributes: :class:`envs.base.ProblemAttributes`)."""
+    """The GLM inverse link of ``self.problem`` (other attributes: :class:`dpbandit.envs.base.ProblemAttributes`)."""
 
     problem: GLMProblem
 
@@ -57,7 +57,7 @@ class GLMBanditEnv(_LinkAttribute, BanditEnv):
 
     ## Reward range
     ``env.unwrapped.reward_range``: ``(low, high)`` bounds of the realised rewards, from the reward
-    law (:attr:`envs.problem.GLMProblem.reward_range`): Gaussian noise ``(-inf, inf)``, Bernoulli
+    law (:attr:`dpbandit.envs.problem.GLMProblem.reward_range`): Gaussian noise ``(-inf, inf)``, Bernoulli
     ``(0.0, 1.0)``, Poisson ``(0.0, inf)``.
 
     ## Info
@@ -81,11 +81,11 @@ class GLMBanditEnv(_LinkAttribute, BanditEnv):
 
     ## Block access
     ``draw_rounds(m)`` returns the next m rounds (starting with the current one) as a
-    :class:`envs.rounds.RoundBlock`, bit-identical to stepping; they count as played.
+    :class:`dpbandit.envs.rounds.RoundBlock`, bit-identical to stepping; they count as played.
     ``current_round()`` returns ``(observation, info)`` of the round about to be played.
 
     Args:
-        n_arms, dim, horizon, **options: see :class:`envs.problem.GLMProblem`.
+        n_arms, dim, horizon, **options: see :class:`dpbandit.envs.problem.GLMProblem`.
         chunk_rounds: rounds drawn per internal chunk (``None``: fit a 8 MiB budget, at most
             1024). Changes memory and speed only, never the numbers.
         render_mode: ``None`` or ``"ansi"`` (see Rendering).
@@ -138,11 +138,11 @@ class GLMBanditVectorEnv(_LinkAttribute, BanditVectorEnv):
     each with Gymnasium's ``_key`` boolean mask. Autoreset follows ``AutoresetMode.NEXT_STEP``:
     the ``step`` after truncation ignores the actions, starts a new episode for every replicate
     (continuing each replicate's generator) and returns its first observation with zero rewards.
-    ``draw_rounds(m)`` returns a :class:`envs.rounds.RoundBlock` with arrays ``(N, m, ...)``.
+    ``draw_rounds(m)`` returns a :class:`dpbandit.envs.rounds.RoundBlock` with arrays ``(N, m, ...)``.
 
     Args:
         num_envs: number of replicates N >= 1.
-        n_arms, dim, horizon, **options: see :class:`envs.problem.GLMProblem`.
+        n_arms, dim, horizon, **options: see :class:`dpbandit.envs.problem.GLMProblem`.
         chunk_rounds: rounds drawn per internal chunk (``None``: fit the memory budget).
     """
 
