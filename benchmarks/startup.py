@@ -23,7 +23,7 @@ COMMANDS = {
     "python -c pass (interpreter floor)": [sys.executable, "-c", "pass"],
     "from dpbandit.harness import run": [sys.executable, "-c", "from dpbandit.harness import run"],
     "dpbandit --help": [str(BIN / "dpbandit"), "--help"],
-    "import envs (registers the ids)": [sys.executable, "-c", "import envs"],
+    "import dpbandit, gymnasium (registers the ids)": [sys.executable, "-c", "import dpbandit, gymnasium"],
     "from dpbandit.harness import plot_regret; import seaborn (first plot)": [
         sys.executable,
         "-c",

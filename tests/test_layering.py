@@ -29,9 +29,8 @@ LAYERS = {
 
 
 #: The one upward import allowed: the package root registers the Gymnasium ids, so that
-#: ``gymnasium.make("dpbandit/...")`` works after ``import dpbandit`` (issue 38 item 2); ``dpbandit.envs``
-#: loads its classes lazily, so this costs only Gymnasium's import.
-ROOT_REGISTRATION = {("dpbandit", "dpbandit.envs")}
+#: ``gymnasium.make("dpbandit/...")`` works after ``import dpbandit`` (issue 38 item 2), once Gymnasium loads.
+ROOT_REGISTRATION = {("dpbandit", "dpbandit.envs.registration")}
 
 
 def _unit(module: str) -> str:

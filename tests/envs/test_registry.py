@@ -75,3 +75,30 @@ def test_render_modes_follow_gymnasium(env_id: str) -> None:
     assert isinstance(env.unwrapped.metadata["render_fps"], int)
     with pytest.warns(UserWarning, match="render_mode"), pytest.raises(ValueError, match="render_mode"):
         make(env_id, render_mode="human")  # Gymnasium warns, the env refuses
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "import dpbandit, gymnasium; gymnasium.make('dpbandit/Digits-v0')",  # dpbandit first: the post-import hook
+        "import gymnasium, dpbandit; gymnasium.make('dpbandit/Digits-v0')",  # Gymnasium first: registered at once
+        "import gymnasium; gymnasium.make('dpbandit:dpbandit/Iris-v0')",  # Gymnasium's module:EnvId form
+        "from dpbandit.harness import run; import gymnasium; gymnasium.make('dpbandit/HDBSection54-v0')",
+    ],
+)
+def test_import_dpbandit_registers_the_ids_in_either_order(program: str) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_importing_dpbandit_alone_does_not_import_gymnasium() -> None:
+    """``dpbandit --help`` stays fast: registration waits for Gymnasium's own import."""
+    import subprocess
+    import sys
+
+    probe = "import sys, dpbandit.cli; print('gymnasium' in sys.modules, 'dpbandit.envs' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["False", "False"], done.stderr
