@@ -12,19 +12,24 @@ used on user input (``python -O`` strips asserts).
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import math
 import numbers
 import os
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "accepted_keywords",
     "available_memory",
     "finite",
     "finite_array",
     "fits_in_memory",
     "integer",
+    "known_keywords",
     "nonnegative",
     "norm_index",
     "one_of",
@@ -178,3 +183,63 @@ def finite_array(*, shape: tuple[int, ...] | None = None, **kwargs: Any) -> np.n
             f"({bad.size} non-finite entries)."
         )
     return array
+
+
+def _named(parameters: Iterable[inspect.Parameter]) -> set[str]:
+    """The keyword-passable parameter names."""
+    variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    skipped = (*variadic, inspect.Parameter.POSITIONAL_ONLY)
+    return {p.name for p in parameters if p.kind not in skipped}
+
+
+def accepted_keywords(factory: Callable[..., Any], exclude: Collection[str] = ()) -> set[str] | None:
+    """The keywords ``factory(...)`` takes, less ``exclude`` (``None``: any keyword).
+
+    For a class, an ``__init__`` taking ``**kwargs`` passes them up the class hierarchy
+    (``super().__init__(**kwargs)``), so its keywords are its own plus those of the next ``__init__`` up the
+    MRO; or, when the class names where they go in a class attribute ``forwards_options_to`` (a callable, e.g.
+    a dataclass), that callable's. ``None`` only when nothing closes the list (a factory taking any keyword).
+    A ``functools.partial``'s bound keywords stay accepted (they may be overridden).
+    """
+    target = getattr(factory, "func", factory)
+    bound = set(getattr(factory, "keywords", None) or ())
+    functions = [target]
+    if isinstance(target, type):
+        functions = [k.__dict__["__init__"] for k in target.__mro__ if "__init__" in k.__dict__]
+    found: set[str] = set()
+    for function in functions:
+        if function is object.__init__:
+            break
+        try:
+            parameters = inspect.signature(function).parameters.values()
+        except (TypeError, ValueError):  # no signature (a builtin): any keyword
+            return None
+        found |= _named(parameters)
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+            return (found | bound) - set(exclude)
+        forwarded = getattr(target, "forwards_options_to", None) if isinstance(target, type) else None
+        if forwarded is not None:
+            rest = accepted_keywords(forwarded)
+            return None if rest is None else (found | rest | bound) - set(exclude)
+    return None
+
+
+def known_keywords(
+    given: Iterable[str], accepted: Collection[str] | None, *, what: str, noun: str = "option"
+) -> None:
+    """Raise ``ValueError`` if a keyword of ``given`` is not ``accepted`` (``None``: any is): one line naming
+    the unknown ones, ``what`` refuses them, every accepted one and the nearest to the first unknown.
+
+    >>> known_keywords(["alph"], {"alpha", "beta"}, what="agent 'linucb'")
+    Traceback (most recent call last):
+    ValueError: Unknown option(s) ['alph'] for agent 'linucb'; it accepts: alpha, beta. Did you mean 'alpha'?
+    """
+    if accepted is None:
+        return
+    unknown = [k for k in given if k not in accepted]
+    if not unknown:
+        return
+    close = difflib.get_close_matches(unknown[0], sorted(accepted), n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    known = ", ".join(sorted(accepted)) or f"no {noun}s"
+    raise ValueError(f"Unknown {noun}(s) {unknown} for {what}; it accepts: {known}.{hint}")

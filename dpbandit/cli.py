@@ -21,12 +21,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dpbandit.harness.protocol import DEFAULT_HORIZON
+
 DEFAULT_ENV = "dpbandit/HDBSection54-v0"
 #: The agents of the default job: the recommended private agent (docs/batched_agents.md), the faithful DP-HDB,
 #: LinUCB (not private) and random (:data:`DEFAULT_NOTE` says what to look at); each private agent at its own
 #: default delta (``min(1e-5, 1/(10T))`` for ``private``, the paper's 1/T for DP-HDB; docs/privacy.md).
 DEFAULT_AGENTS = "private,dphdb,linucb,random"
-DEFAULT_HORIZON = 10_000
 DEFAULT_SEEDS = 8
 #: Worker processes [Fill]: starting one costs 3-5 s (imports, loading the compiled kernels), more than
 #: the default job's runs take (0.1-0.5 s each), so the default plays in this process.
@@ -197,7 +198,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     common = {k: v for k, v in {"epsilon": args.epsilon, "delta": args.delta}.items() if v is not None}
     specs = _agent_specs(args)
     env_kwargs = parse_assignments(args.env_kwarg, "--env-kwarg")
-    horizon = _horizon(args, env_kwargs)
+    if args.horizon is not None and env_kwargs.get("horizon", args.horizon) != args.horizon:
+        raise ValueError(
+            f"Expected --horizon {args.horizon} and --env-kwarg horizon={env_kwargs['horizon']!r} to agree; "
+            "give the horizon once (--horizon)."
+        )
     agents = dict(parse_agent(spec, common) for spec in specs)
     if len(agents) < len(specs):
         raise ValueError(f"Expected distinct agents, got repeated specs in {specs}.")
@@ -210,36 +215,35 @@ def _cmd_run(args: argparse.Namespace) -> int:
         )
     out = _check_out_dir(Path(args.out))
 
+    from dpbandit.agents import AGENTS
     from dpbandit.harness import final_regret_table, plot_regret, run
     from dpbandit.harness.catalogue import check_observation_models
+    from dpbandit.harness.environments import open_env, reusing_envs
     from dpbandit.harness.outdir import locked
     from dpbandit.harness.plot import describe_rewards
-    from dpbandit.harness.protocol import describe
-    from dpbandit.harness.run import make_env
 
-    probe = make_env(args.env, horizon, env_kwargs)  # its errors name env_id / kwargs / horizon
-    core = describe(probe, horizon)
-    reward_law = describe_rewards(probe)
-    probe.close()
-    check_observation_models([spec.partition(":")[0].strip() for spec in specs], args.env,
-                             core.observation_model)
-    env_label = f"{args.env}: d={core.dim}, K={core.n_arms}, T={core.horizon:,}"
-    print(f"{env_label} ({_horizon_source(args, env_kwargs)}); {len(agents)} agents x {args.seeds} seeds")
-    with locked(out, option="--out"):
-        df = run(
-            args.env,
-            agents,
-            n_seeds=args.seeds,
-            root_seed=args.root_seed,
-            horizon=horizon,
-            env_kwargs=env_kwargs,
-            n_jobs=args.jobs,
-            progress=False if args.no_progress else None,
-        )
-        df.to_parquet(out / "results.parquet", index=False)
-        table = final_regret_table(df, reward_range=getattr(core, "reward_range", None))
-        table.to_csv(out / "final_regret.csv", index=False)
-        plot = plot_regret(df, out / "regret.png", env_label=env_label, reward_law=reward_law)
+    with reusing_envs():  # the environment is built and described once for the job, here
+        probe, core, _ = open_env(args.env, args.horizon, env_kwargs)  # errors name env / kwargs / horizon
+        reward_law = describe_rewards(probe)
+        registered = [name for name in (spec.partition(":")[0].strip() for spec in specs) if name in AGENTS]
+        check_observation_models(registered, args.env, core.observation_model)
+        env_label = f"{args.env}: d={core.dim}, K={core.n_arms}, T={core.horizon:,}"
+        print(f"{env_label} ({_horizon_source(core, env_kwargs)}); {len(agents)} agents x {args.seeds} seeds")
+        with locked(out, option="--out"):
+            df = run(
+                args.env,
+                agents,
+                n_seeds=args.seeds,
+                root_seed=args.root_seed,
+                horizon=args.horizon,
+                env_kwargs=env_kwargs,
+                n_jobs=args.jobs,
+                progress=False if args.no_progress else None,
+            )
+            df.to_parquet(out / "results.parquet", index=False)
+            table = final_regret_table(df, reward_range=getattr(core, "reward_range", None))
+            table.to_csv(out / "final_regret.csv", index=False)
+            plot = plot_regret(df, out / "regret.png", env_label=env_label, reward_law=reward_law)
     _print_table(table)
     is_default = specs == split_agent_list(DEFAULT_AGENTS) and (args.env, core.horizon) == (
         DEFAULT_ENV,
@@ -250,32 +254,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _horizon_source(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> str:
-    """Where the run's horizon comes from, for the line printed before the work."""
-    if args.horizon is not None:
-        return "T from --horizon"
-    if "horizon" in env_kwargs:
+def _horizon_source(description: Any, env_kwargs: dict[str, Any]) -> str:
+    """Where the run's horizon comes from (:func:`dpbandit.harness.protocol.horizon_phrase`, with the
+    command's option names), for the line printed before the work."""
+    from dpbandit.harness.protocol import horizon_phrase
+
+    if "horizon" in env_kwargs and description.horizon_source != "given":
         return "T from --env-kwarg horizon"
-    if _horizon(args, env_kwargs) is None:
-        return "T: the environment's own"
-    return f"T: dpbandit run's default, {DEFAULT_HORIZON:,}; --horizon T sets it"
-
-
-def _horizon(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> int | None:
-    """The run's horizon: ``--horizon``; else ``--env-kwarg horizon=T`` (then the environment's own, None);
-    else :data:`DEFAULT_HORIZON` for an environment built with a horizon, the environment's own otherwise."""
-    from dpbandit.harness.environments import takes_horizon
-
-    if "horizon" in env_kwargs:
-        if args.horizon is not None and env_kwargs["horizon"] != args.horizon:
-            raise ValueError(
-                f"Expected --horizon {args.horizon} and --env-kwarg horizon={env_kwargs['horizon']!r} to "
-                "agree; give the horizon once (--horizon)."
-            )
-        return None
-    if args.horizon is not None:
-        return args.horizon
-    return DEFAULT_HORIZON if takes_horizon(args.env) else None
+    phrase = horizon_phrase(description, "--horizon")
+    return phrase + ("; --horizon T sets it" if description.horizon_source == "default" else "")
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
@@ -389,8 +376,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         "--horizon",
         type=int,
         default=None,
-        help=f"rounds T (default {DEFAULT_HORIZON:,} for an environment built with a horizon, else its own; "
-        "--env-kwarg horizon=T also sets it)",
+        help="rounds T (default: the environment's own, e.g. a preset's horizon or the horizon= default of "
+        f"your class, else {DEFAULT_HORIZON:,}; --env-kwarg horizon=T also sets it); run() and sweeps take T "
+        "by the same rule",
     )
     p.add_argument(
         "--seeds", type=int, default=DEFAULT_SEEDS, help=f"number of seeds (default {DEFAULT_SEEDS})"

@@ -161,7 +161,8 @@ def test_env_kwarg_horizon_is_honoured_or_refused_naming_it(tmp_path, capsys):
     refused = [
         (["--env", "dpbandit/LinearBandit-v0", "--env-kwarg", "horizon=50", "--horizon", "60"],
          "--horizon 60 and --env-kwarg horizon=50 to agree"),
-        (["--env", "toy_bandit:FixedHorizonBandit", "--env-kwarg", "horizon=20"], "argument 'horizon'"),
+        (["--env", "toy_bandit:FixedHorizonBandit", "--env-kwarg", "horizon=20"],
+         "Unknown keyword(s) ['horizon'] for env toy_bandit:FixedHorizonBandit; it accepts: dim, n_arms."),
         (["--env", "toy_bandit:FixedHorizonBandit", "--horizon", "60"], "horizon=60 to be at most"),
         (["--env", "toy_bandit:NoSuchBandit"], "toy_bandit has neither 'NoSuchBandit'"),
     ]

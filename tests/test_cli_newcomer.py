@@ -268,10 +268,14 @@ def test_the_horizon_and_its_source_are_printed_before_the_work(tmp_path, capsys
     )
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("toy_bandit:ToyBandit: d=4, K=3, T=80 (T from --horizon)")
-    args = cli.build_parser().parse_args(["run", "--env", "toy_bandit:ToyBandit"])
-    assert "default, 10,000" in cli._horizon_source(
-        args, {}
-    )  # a constructor with a horizon: the default, said
+    from toy_bandit import ToyBandit
+
+    from dpbandit.harness.protocol import describe
+
+    undeclared = describe(ToyBandit(horizon=None))  # an environment without a horizon: the default, said
+    assert cli._horizon_source(undeclared, {}) == (
+        "T: the default, 10,000 (the environment declares none); --horizon T sets it"
+    )
 
 
 def test_a_second_job_on_the_same_out_is_refused_and_a_stale_lock_taken_over(tmp_path, monkeypatch, capsys):

@@ -106,3 +106,24 @@ class FixedHorizonBandit(ToyBandit):
 
     def __init__(self, n_arms: int = 3, dim: int = 4) -> None:
         super().__init__(n_arms, dim, horizon=50)
+
+
+class DeclaredHorizonBandit(ToyBandit):
+    """A :class:`ToyBandit` whose constructor declares a horizon of 2,000 rounds (issue 38 item 4)."""
+
+    def __init__(self, n_arms: int = 3, dim: int = 4, horizon: int = 2_000) -> None:
+        super().__init__(n_arms, dim, horizon)
+
+
+class CountingBandit(ToyBandit):
+    """A :class:`ToyBandit` counting its constructions and resets in :attr:`counts` (issue 38 item 9)."""
+
+    counts: dict[str, int] = {"built": 0, "reset": 0}
+
+    def __init__(self, n_arms: int = 3, dim: int = 4, horizon: int = 60) -> None:
+        CountingBandit.counts["built"] += 1
+        super().__init__(n_arms, dim, horizon)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        CountingBandit.counts["reset"] += 1
+        return super().reset(seed=seed, options=options)

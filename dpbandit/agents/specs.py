@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import ast
 import functools
-import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from dpbandit import _validate
 from dpbandit.agents import agent_class
 
 __all__ = [
@@ -89,29 +89,10 @@ def split_agent_list(text: str) -> list[str]:
 HARNESS_ARGUMENTS = frozenset({"self", "n_arms", "dim", "rng", "horizon"})
 
 
-def _named(parameters: Mapping[str, inspect.Parameter]) -> set[str]:
-    """Keyword-passable parameter names, less :data:`HARNESS_ARGUMENTS`."""
-    variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-    return {name for name, p in parameters.items() if p.kind not in variadic} - HARNESS_ARGUMENTS
-
-
-def accepted_options(cls: type) -> set[str] | None:
-    """The options of ``cls``'s constructor, less :data:`HARNESS_ARGUMENTS` (``None``: any keyword).
-
-    An ``__init__`` taking ``**kwargs`` passes them up the class hierarchy (``super().__init__(**kwargs)``),
-    so its options are its own named parameters plus those of the next ``__init__`` up the MRO; ``None``
-    only when no ``__init__`` up the hierarchy closes the list (a factory that takes any keyword).
-    """
-    inits = [k.__dict__["__init__"] for k in getattr(cls, "__mro__", ()) if "__init__" in k.__dict__]
-    options: set[str] = set()
-    for init in inits if isinstance(cls, type) else [cls]:
-        if init is object.__init__:
-            break
-        parameters = inspect.signature(init).parameters
-        options |= _named(parameters)
-        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-            return options
-    return None
+def accepted_options(cls: Any) -> set[str] | None:
+    """The options of an agent class or factory, less :data:`HARNESS_ARGUMENTS` (``None``: any keyword;
+    :func:`dpbandit._validate.accepted_keywords`)."""
+    return _validate.accepted_keywords(cls, HARNESS_ARGUMENTS)
 
 
 def parse_agent(spec: str, common: Mapping[str, Any] | None = None) -> tuple[str, Any]:
@@ -131,10 +112,7 @@ def parse_agent(spec: str, common: Mapping[str, Any] | None = None) -> tuple[str
     accepted = accepted_options(cls)
     kwargs = {k: v for k, v in (common or {}).items() if accepted is None or k in accepted}
     kwargs.update(parse_assignments(_split_top_level(rest), f"agent {name!r} option"))
-    unknown = [k for k in kwargs if accepted is not None and k not in accepted]
-    if unknown:
-        known = ", ".join(sorted(accepted or ())) or "no options"
-        raise ValueError(f"Unknown option(s) {unknown} for agent {name!r}; it accepts: {known}.")
+    _validate.known_keywords(kwargs, accepted, what=f"agent {name!r}")
     display = spec.strip() if rest.strip() else name
     return display, functools.partial(cls, **kwargs) if kwargs else cls
 

@@ -104,6 +104,10 @@ class GLMBanditEnv(_LinkAttribute, BanditEnv):
         round 0/5: nothing played yet
     """
 
+    #: Where ``**options`` go: a keyword the problem does not take is refused before the environment is built,
+    #: naming the ones it takes (:func:`dpbandit._validate.accepted_keywords`).
+    forwards_options_to = GLMProblem
+
     def __init__(
         self,
         n_arms: int,

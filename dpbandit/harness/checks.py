@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import math
 import pickle
+import sys
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dpbandit import _validate
@@ -14,7 +17,7 @@ from dpbandit.agents.base import Agent
 if TYPE_CHECKING:  # pragma: no cover
     from dpbandit.harness.protocol import EnvDescription
 
-__all__ = ["accepts_keyword", "check_agents", "check_memory"]
+__all__ = ["accepts_keyword", "check_agents", "check_main_guard", "check_memory"]
 
 _EXAMPLE = "e.g. {'LinUCB': LinUCB, 'tuned': functools.partial(LinUCB, alpha=0.5)}"
 
@@ -114,3 +117,40 @@ def check_memory(env: EnvDescription, block_elements: int, n_jobs: int) -> None:
     if env_bytes < 48 * env.horizon:
         sizes = f"horizon={env.horizon}"
     _validate.fits_in_memory(per_run * n_jobs, because=f"{sizes} (with n_jobs={n_jobs} runs at once)")
+
+
+def _guards(node: ast.stmt) -> bool:
+    """Whether a top-level statement is an ``if`` testing ``__name__`` (``if __name__ == "__main__":``)."""
+    return isinstance(node, ast.If) and any(
+        isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(node.test)
+    )
+
+
+def check_main_guard(what: str) -> None:
+    """Raise before any work if ``what`` (worker processes) is called from a script's top-level code outside
+    ``if __name__ == "__main__":``.
+
+    Worker processes start with ``spawn``, which imports the main script again in every worker (as
+    ``__mp_main__``): an unguarded call would start the job again there, and the pool break with a
+    traceback per worker. The call is found as the line the main module's top-level code is executing,
+    and the guard as a top-level ``if`` on ``__name__`` around that line (the script's source, read with
+    ``ast``). Interactive sessions and piped code (no script file) are not re-imported and pass.
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    frame = sys._getframe(1)
+    while frame is not None and not (frame.f_globals is vars(main) and frame.f_code.co_name == "<module>"):
+        frame = frame.f_back
+    if path is None or frame is None:
+        return
+    try:
+        tree = ast.parse(Path(path).read_text(), filename=path)
+    except (OSError, SyntaxError, ValueError):
+        return
+    line = frame.f_lineno
+    if any(_guards(node) and node.lineno <= line <= (node.end_lineno or line) for node in tree.body):
+        return
+    raise RuntimeError(
+        f"{what} starts worker processes, which re-import {Path(path).name}: put the script's work under "
+        f'`if __name__ == "__main__":` (line {line} is outside it), or use n_jobs=1.'
+    )

@@ -9,7 +9,9 @@ An environment the harness can run:
   a continuing bandit, ``truncated`` at the horizon. ``step``'s ``info`` describes the round just played,
   with the optional keys ``"expected_rewards"`` (shape ``(K,)``: pseudo-regret and accuracy are then
   computed), ``"optimal_action"`` and ``"user_id"`` (an int: the person of that round);
-* a horizon: ``run(horizon=T)``, else ``env.unwrapped.horizon``, else ``env.spec.max_episode_steps``;
+* a horizon, one rule for ``run()``, the CLI and sweeps: ``run(horizon=T)`` (``--horizon``), else the
+  environment's own (``env.unwrapped.horizon``, else ``env.spec.max_episode_steps``), else
+  :data:`DEFAULT_HORIZON`; :attr:`EnvDescription.horizon_source` says which;
 * optionally ``env.unwrapped.reward_range = (low, high)`` (bounds may be infinite; absent or ``None`` =
   undeclared), ``env.unwrapped.draw_rounds(m)`` (a block of rounds, :class:`dpbandit.envs.rounds.RoundBlock`,
   bit-identical to stepping: the fast path) and ``env.unwrapped.round_bytes`` (memory of one round).
@@ -29,7 +31,19 @@ import numpy as np
 
 from dpbandit import _validate
 
-__all__ = ["BOOKKEEPING_WRAPPERS", "EnvDescription", "EpisodeEnded", "check_observation", "describe"]
+__all__ = [
+    "BOOKKEEPING_WRAPPERS",
+    "DEFAULT_HORIZON",
+    "EnvDescription",
+    "EpisodeEnded",
+    "check_observation",
+    "describe",
+    "horizon_phrase",
+]
+
+#: The horizon T of a run when neither the run nor the environment gives one [Fill]: the T of the DP-HDB
+#: experiment (004_290fd04a1e656565.txt Section 5.4), which the default comparison reproduces.
+DEFAULT_HORIZON = 10_000
 
 #: Wrappers ``gymnasium.make`` adds that change neither observations nor rewards: the block fast path
 #: (which reads ``env.unwrapped.draw_rounds``) is used only when every wrapper is one of these.
@@ -55,6 +69,9 @@ class EnvDescription:
         round_bytes: approximate bytes of one round (the env's ``round_bytes``, else the observation and
             two ``K``-vectors in float64).
         name: a label for results: the environment's registered id, else its class name.
+        horizon_source: where T comes from: ``"given"`` (the run's ``horizon``), ``"env.unwrapped.horizon"``
+            or ``"env.spec.max_episode_steps"`` (the environment's own), or ``"default"``
+            (:data:`DEFAULT_HORIZON`: the environment declares none); :func:`horizon_phrase` words it.
     """
 
     n_arms: int
@@ -65,6 +82,7 @@ class EnvDescription:
     block_draws: bool
     round_bytes: int
     name: str
+    horizon_source: str = "given"
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
@@ -111,8 +129,9 @@ def _observation(env: Any, n_arms: int) -> tuple[Literal["shared", "per_arm"], i
     )
 
 
-def _horizon(env: Any, horizon: int | None) -> int:
-    """``horizon`` (checked against what the environment declares), else the environment's own."""
+def _horizon(env: Any, horizon: int | None) -> tuple[int, str]:
+    """``horizon`` (checked against what the environment declares), else the environment's own, else
+    :data:`DEFAULT_HORIZON`; with its source (:attr:`EnvDescription.horizon_source`)."""
     declared = getattr(env.unwrapped, "horizon", None)
     source = "env.unwrapped.horizon"
     if declared is None:
@@ -121,19 +140,14 @@ def _horizon(env: Any, horizon: int | None) -> int:
     if declared is not None:
         declared = _validate.integer(**{source: declared}, minimum=1)
     if horizon is None:
-        if declared is None:
-            raise ValueError(
-                "Expected a horizon: pass horizon=T (--horizon), or give the environment a `horizon` "
-                "attribute or register it with max_episode_steps."
-            )
-        return declared
+        return (DEFAULT_HORIZON, "default") if declared is None else (declared, source)
     horizon = _validate.integer(horizon=horizon, minimum=1)
     if declared is not None and declared < horizon:
         raise ValueError(
             f"Expected horizon={horizon} to be at most the environment's own ({source} = {declared}): it "
             "ends its episode there; pass a smaller horizon or build the environment with a longer one."
         )
-    return horizon
+    return horizon, "given"
 
 
 def _reward_range(env: Any) -> tuple[float, float] | None:
@@ -177,8 +191,8 @@ def _round_bytes(env: Any, n_arms: int, observation_shape: tuple[int, ...]) -> i
 def describe(env: Any, horizon: int | None = None) -> EnvDescription:
     """Check ``env`` against the protocol (module docstring) and describe it; raise naming the problem.
 
-    ``horizon``: the rounds a run will play (``None``: the environment's own). The environment is not
-    reset or stepped.
+    ``horizon``: the rounds a run will play (``None``: the environment's own, else :data:`DEFAULT_HORIZON`).
+    The environment is not reset or stepped.
     """
     import gymnasium
 
@@ -188,16 +202,29 @@ def describe(env: Any, horizon: int | None = None) -> EnvDescription:
     model, dim = _observation(env, n_arms)
     shape = (dim,) if model == "shared" else (n_arms, dim)
     spec = getattr(env, "spec", None)
+    horizon, source = _horizon(env, horizon)
     return EnvDescription(
         n_arms=n_arms,
         dim=dim,
         observation_model=model,
-        horizon=_horizon(env, horizon),
+        horizon=horizon,
         reward_range=_reward_range(env),
         block_draws=_block_draws(env),
         round_bytes=_round_bytes(env, n_arms, shape),
         name=spec.id if spec is not None and spec.id else type(env.unwrapped).__name__,
+        horizon_source=source,
     )
+
+
+def horizon_phrase(description: EnvDescription, given: str = "horizon=") -> str:
+    """Where T comes from, for the line printed before a job: ``"T from horizon="`` (``given`` names the
+    option), ``"T: the environment's own (env.unwrapped.horizon)"`` or ``"T: the default, 10,000 (the
+    environment declares none)"``."""
+    if description.horizon_source == "given":
+        return f"T from {given}"
+    if description.horizon_source == "default":
+        return f"T: the default, {DEFAULT_HORIZON:,} (the environment declares none)"
+    return f"T: the environment's own ({description.horizon_source})"
 
 
 def check_observation(observation: Any, description: EnvDescription, where: str = "reset") -> np.ndarray:

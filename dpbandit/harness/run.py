@@ -1,9 +1,10 @@
 """Run agents x environment x seeds and collect tidy results.
 
-One *run* is one agent on one seed for ``horizon`` rounds. For a given seed every agent plays on a fresh
+One *run* is one agent on one seed for ``horizon`` rounds. For a given seed every agent plays on the
 environment reset with the same seed (common random numbers, see :mod:`dpbandit.harness.seeding`), so
 differences between agents are paired. Any Gymnasium contextual bandit following the protocol of
-:mod:`dpbandit.harness.protocol` runs; it is built by :mod:`dpbandit.harness.environments`. The result
+:mod:`dpbandit.harness.protocol` runs; it is built by :mod:`dpbandit.harness.environments`, once per job
+and process, and described once: the checks before the first round read that description. The result
 is a tidy ``pandas.DataFrame`` with one row per (agent, seed, recorded step); steps are recorded on a
 grid of about ``n_points`` steps.
 """
@@ -25,8 +26,15 @@ import numpy as np
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
 from dpbandit.harness import protocol, seeding
-from dpbandit.harness.checks import accepts_keyword, check_agents, check_memory
-from dpbandit.harness.environments import EnvSource, check_env_source, make_env
+from dpbandit.harness.checks import accepts_keyword, check_agents, check_main_guard, check_memory
+from dpbandit.harness.environments import (
+    EnvSource,
+    check_env_source,
+    keep_envs,
+    make_env,
+    open_env,
+    reusing_envs,
+)
 from dpbandit.harness.progress import INTERVAL, Heartbeat, RunProgress
 from dpbandit.harness.protocol import EnvDescription, EpisodeEnded
 from dpbandit.harness.timing import RunClock
@@ -326,11 +334,11 @@ def _start(
     seed: np.random.SeedSequence,
     horizon: int | None,
     env_kwargs: Mapping[str, Any] | None,
-) -> tuple[Any, EnvDescription, np.ndarray, Agent]:
-    """The environment reset for ``seed``, its description, its first observation and the agent built
-    for it (given ``horizon`` and ``reward_range`` when it takes them)."""
-    made = make_env(env, horizon, env_kwargs)
-    spec = protocol.describe(made, horizon)
+) -> tuple[Any, EnvDescription, np.ndarray, Agent, bool]:
+    """The environment reset for ``seed``, its description, its first observation, the agent built for it
+    (given ``horizon`` and ``reward_range`` when it takes them) and whether the environment is kept
+    (:func:`dpbandit.harness.environments.open_env`: then it is not closed after the run)."""
+    made, spec, kept = open_env(env, horizon, env_kwargs)
     obs, _ = made.reset(seed=seeding.env_seed(seed))
     obs = protocol.check_observation(obs, spec)
     kwargs: dict[str, Any] = {"horizon": spec.horizon} if accepts_keyword(factory, "horizon") else {}
@@ -348,25 +356,39 @@ def _start(
             f"Expected the factory of agent {agent_name!r} to build a dpbandit.agents.Agent, "
             f"got {type(agent).__name__}."
         )
-    return made, spec, obs, agent
+    return made, spec, obs, agent, kept
 
 
-def _compile_here(env: EnvSource, agents: Mapping[str, AgentFactory], options: Mapping[str, Any]) -> None:
+def _block_path_class(factory: AgentFactory) -> bool:
+    """:func:`uses_block_path` read from the class a factory builds (a class, or a ``functools.partial``)."""
+    target = getattr(factory, "func", factory)
+    return isinstance(target, type) and target.__module__.startswith("dpbandit.") and callable(
+        getattr(target, "play_block", None)
+    )
+
+
+def _compile_here(
+    env: EnvSource, agents: Mapping[str, AgentFactory], options: Mapping[str, Any], spec: EnvDescription
+) -> None:
     """Play the first block of every block-path agent in this process and discard it.
 
     Run before worker processes start: a compiled kernel is then compiled once here and loaded from
     numba's cache by every worker, instead of being compiled by several workers at once.
     """
+    if not spec.block_draws:
+        return
     seed = seeding.seed_sequence(0, 0)
     for name, factory in agents.items():
-        made, spec, obs, agent = _start(env, name, factory, seed, options["horizon"], options["env_kwargs"])
-        if uses_block_path(agent) and spec.block_draws:
+        if not _block_path_class(factory):
+            continue
+        horizon, env_kwargs = options["horizon"], options["env_kwargs"]
+        made, spec, obs, agent, _ = _start(env, name, factory, seed, horizon, env_kwargs)
+        if uses_block_path(agent):
             first = min(FIRST_BLOCK_ROUNDS, spec.horizon)
             trial = dataclasses.replace(spec, horizon=first)
             with RunClock(True) as clock:
                 heartbeat = Heartbeat(name, first, None)
                 _play_blocks(agent, made.unwrapped, obs, trial, np.array([first]), heartbeat, clock)
-        made.close()
 
 
 def _nan_if_none(value: Any) -> float:
@@ -391,7 +413,7 @@ def run_one(
     ``env`` as for :func:`run`. ``progress_interval``: seconds between the round-progress lines of a long
     run (``None``: none).
     """
-    made, spec, obs, agent = _start(env, agent_name, factory, seed, horizon, env_kwargs)
+    made, spec, obs, agent, kept = _start(env, agent_name, factory, seed, horizon, env_kwargs)
     record = recording_steps(spec.horizon, n_points, spacing)
     heartbeat = Heartbeat(f"{agent_name} seed {seed_index}", spec.horizon, progress_interval)
     blocks = uses_block_path(agent)
@@ -400,7 +422,8 @@ def run_one(
             trace = _play_blocks(agent, made.unwrapped, obs, spec, record, heartbeat, clock)
         else:
             trace = _play_steps(agent, made, obs, spec, record, heartbeat, clock)
-    made.close()
+    if not kept:
+        made.close()
     import pandas as pd
 
     privacy = agent.privacy
@@ -464,14 +487,14 @@ def _check_env(
     env: EnvSource, agents: Mapping[str, AgentFactory], horizon: int | None, env_kwargs: Any, n_jobs: int,
     root_seed: int,
 ) -> EnvDescription:
-    """Build, describe and reset the environment once; check the agents fit it and the runs fit in memory;
-    return its description."""
+    """Open the job's environment (:func:`dpbandit.harness.environments.open_env`); check the agents fit its
+    description and the runs fit in memory; return the description. Before worker processes start, reset it
+    once to check its first observation (in this process, the first run's reset checks it)."""
     check_env_source(env, n_jobs)
-    probe = make_env(env, horizon, env_kwargs)
-    spec = protocol.describe(probe, horizon)
-    obs, _ = probe.reset(seed=seeding.env_seed(seeding.seed_sequence(root_seed, 0)))
-    protocol.check_observation(obs, spec)
-    probe.close()
+    made, spec, _ = open_env(env, horizon, env_kwargs)
+    if n_jobs > 1:
+        obs, _ = made.reset(seed=seeding.env_seed(seeding.seed_sequence(root_seed, 0)))
+        protocol.check_observation(obs, spec)
     for name, factory in agents.items():
         _check_fits(name, factory, spec)
     _warn_undeclared_range(agents, spec)
@@ -503,11 +526,15 @@ def run(
         agents: display name -> factory (an Agent class or ``functools.partial(cls, **hyper)``).
         n_seeds: number of seeds (runs per agent).
         root_seed: the root of every seed (same root seed -> identical DataFrame, timing columns aside).
-        horizon: number of rounds T (default: the environment's own).
+        horizon: number of rounds T (default: the environment's own, else
+            :data:`~dpbandit.harness.protocol.DEFAULT_HORIZON`;
+            ``frame.attrs["environment"]["horizon_source"]`` says which).
         env_kwargs: keyword arguments for building the environment (``gymnasium.make`` for an id).
         n_points: approximate number of recorded steps per run.
         spacing: ``"log"`` or ``"linear"`` recording grid.
-        n_jobs: worker processes (1 runs in this process; factories must be picklable otherwise).
+        n_jobs: worker processes (1 runs in this process; factories must be picklable otherwise). Workers
+            re-import the calling script, so a script needs ``if __name__ == "__main__":`` above its work;
+            without it, ``run`` stops at once with one line saying so.
         progress: report progress on standard error (``None`` or ``True``: a bar on a terminal, plain
             lines in a log, see :mod:`dpbandit.harness.progress`; ``False``: silent).
 
@@ -524,6 +551,8 @@ def run(
         50
     """
     n_jobs = _validate.integer(n_jobs=n_jobs, minimum=1)
+    if n_jobs > 1:
+        check_main_guard(f"run(n_jobs={n_jobs})")
     agents = check_agents(agents, n_jobs)
     n_seeds = _validate.integer(n_seeds=n_seeds, minimum=1)
     root_seed = _validate.integer(root_seed=root_seed, minimum=0)
@@ -531,7 +560,6 @@ def run(
     _validate.one_of(("log", "linear"), spacing=spacing)
     if progress is not None and not isinstance(progress, bool):
         raise TypeError(f"Expected progress to be True, False or None, got {progress!r}.")
-    spec = _check_env(env, agents, horizon, env_kwargs, n_jobs, root_seed)
     show = progress is not False
     options = {
         "horizon": horizon,
@@ -540,11 +568,29 @@ def run(
         "spacing": spacing,
         "progress_interval": INTERVAL if show else None,
     }
-    tasks = [
-        (env, name, factory, root_seed, index, options)
-        for index in range(n_seeds)
-        for name, factory in agents.items()
-    ]
+    with reusing_envs():
+        spec = _check_env(env, agents, horizon, env_kwargs, n_jobs, root_seed)
+        tasks = [
+            (env, name, factory, root_seed, index, options)
+            for index in range(n_seeds)
+            for name, factory in agents.items()
+        ]
+        frames = _play(tasks, agents, spec, n_jobs, show)
+    import pandas as pd
+
+    frame = pd.concat(frames, ignore_index=True)
+    # d, K and T for plot titles (dpbandit.harness.plot.environment_label)
+    frame.attrs["environment"] = {
+        "dim": spec.dim, "n_arms": spec.n_arms, "horizon": spec.horizon, "horizon_source": spec.horizon_source
+    }
+    return frame
+
+
+def _play(
+    tasks: list[tuple], agents: Mapping[str, AgentFactory], spec: EnvDescription, n_jobs: int, show: bool
+) -> list[pd.DataFrame]:
+    """Play the runs ``tasks`` (in this process, or on ``n_jobs`` worker processes that each keep their
+    environment for the job); return their frames in task order."""
     report = RunProgress(len(tasks), enabled=show)
     frames: list[pd.DataFrame] = []
     n_jobs = min(n_jobs, len(tasks))
@@ -552,9 +598,10 @@ def run(
         results = map(_run_task, tasks)
     else:
         report.note(f"preparing compiled kernels (compiled on first use, then cached), then {n_jobs} workers")
-        _compile_here(env, agents, options)
+        env, options = tasks[0][0], tasks[0][5]
+        _compile_here(env, agents, options, spec)
         context = multiprocessing.get_context("spawn")
-        pool = futures.ProcessPoolExecutor(max_workers=n_jobs, mp_context=context)
+        pool = futures.ProcessPoolExecutor(max_workers=n_jobs, mp_context=context, initializer=keep_envs)
         results = pool.map(_run_task, tasks)
     try:
         for task, (frame, seconds) in zip(tasks, results, strict=True):
@@ -564,9 +611,4 @@ def run(
         report.close()
         if n_jobs > 1:
             pool.shutdown(cancel_futures=True)
-    import pandas as pd
-
-    frame = pd.concat(frames, ignore_index=True)
-    # d, K and T for plot titles (dpbandit.harness.plot.environment_label)
-    frame.attrs["environment"] = {"dim": spec.dim, "n_arms": spec.n_arms, "horizon": spec.horizon}
-    return frame
+    return frames

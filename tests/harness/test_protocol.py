@@ -13,7 +13,7 @@ from toy_bandit import ToyBandit
 
 from dpbandit.agents import Agent, agent_class
 from dpbandit.harness import run
-from dpbandit.harness.protocol import describe
+from dpbandit.harness.protocol import DEFAULT_HORIZON, describe
 
 
 class NeverBuilt(Agent):
@@ -80,8 +80,12 @@ def test_spaces_outside_the_protocol_are_named(env, error, match) -> None:
         describe(env())
 
 
-def test_a_missing_or_too_long_horizon_is_named() -> None:
-    _refused(functools.partial(ToyBandit, horizon=None), ValueError, r"Expected a horizon: pass horizon=T")
+def test_a_too_long_horizon_is_named_and_a_missing_one_is_the_default() -> None:
+    undeclared = describe(ToyBandit(horizon=None))
+    assert (undeclared.horizon, undeclared.horizon_source) == (DEFAULT_HORIZON, "default")
+    own = describe(ToyBandit(horizon=70))
+    assert (own.horizon, own.horizon_source) == (70, "env.unwrapped.horizon")
+    assert describe(ToyBandit(horizon=70), 50).horizon_source == "given"
     too_long = r"horizon=20 to be at most .*env.unwrapped.horizon = 10"
     _refused(lambda: ToyBandit(horizon=10), ValueError, too_long, horizon=20)
     _refused(ToyBandit, ValueError, r"horizon=30 and env_kwargs\['horizon'\]=20 to agree", horizon=30,
