@@ -13,6 +13,7 @@ used on user input (``python -O`` strips asserts).
 from __future__ import annotations
 
 import difflib
+import importlib
 import inspect
 import math
 import numbers
@@ -28,6 +29,7 @@ __all__ = [
     "finite",
     "finite_array",
     "fits_in_memory",
+    "import_module",
     "integer",
     "known_keywords",
     "nonnegative",
@@ -243,3 +245,16 @@ def known_keywords(
     hint = f" Did you mean {close[0]!r}?" if close else ""
     known = ", ".join(sorted(accepted)) or f"no {noun}s"
     raise ValueError(f"Unknown {noun}(s) {unknown} for {what}; it accepts: {known}.{hint}")
+
+
+def import_module(name: str, *, what: str) -> Any:
+    """Import the module ``name`` that ``what`` (e.g. ``"env='mymodule:MyBandit'"``) names; raise
+    ``ValueError`` saying where modules are looked up if it cannot be imported."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as err:
+        raise ValueError(
+            f"Expected {what} to name an importable module: {err} (modules are looked up on sys.path, to "
+            f"which the `dpbandit` command adds the current folder, {os.getcwd()}: run it from the module's "
+            "folder, install the module, or set PYTHONPATH)."
+        ) from None

@@ -21,8 +21,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dpbandit.harness.protocol import DEFAULT_HORIZON
-
 DEFAULT_ENV = "dpbandit/HDBSection54-v0"
 #: The agents of the default job: the recommended private agent (docs/batched_agents.md), the faithful DP-HDB,
 #: LinUCB (not private) and random (:data:`DEFAULT_NOTE` says what to look at); each private agent at its own
@@ -69,6 +67,7 @@ EXAMPLES = """examples (times on 2 cores):
   dpbandit run --agents batched-screening,dphdb,random --agent linucb:alpha=0.5,regularization=2 --epsilon 0.5
   dpbandit run --env dpbandit/Digits-v0 --agents private:max_rounds_per_user=5,linucb,random
   dpbandit run --env mymodule:MyBandit --agents linucb,random   # your own environment (run from its folder)
+  dpbandit run --agents mymodule:MyAgent:explore=0.1,linucb,random   # your own agent (run from its folder)
   dpbandit list                            # every agent and environment, with its defaults
   dpbandit sweep examples/sweep_small.toml # a resumable grid, about a minute (docs/sweeps.md)
 """
@@ -221,6 +220,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from dpbandit.harness.environments import open_env, reusing_envs
     from dpbandit.harness.outdir import locked
     from dpbandit.harness.plot import describe_rewards
+    from dpbandit.harness.protocol import DEFAULT_HORIZON
 
     with reusing_envs():  # the environment is built and described once for the job, here
         probe, core, _ = open_env(args.env, args.horizon, env_kwargs)  # errors name env / kwargs / horizon
@@ -324,8 +324,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
     for e in envs:
         print(f"  {e.env_id:<{width}}  " + ", ".join(f"{k}={v!r}" for k, v in e.defaults.items()))
     print(
-        "\nyour own: --env mymodule:ClassName or --env mymodule:EnvId-v0, run from mymodule's folder "
-        "(docs/architecture.md, 'Environment contract')."
+        "\nyour own: --env mymodule:ClassName or --env mymodule:EnvId-v0, and --agents mymodule:ClassName or "
+        "mymodule:factory (options after a second colon), run from mymodule's folder (README, 'Bring your "
+        "own agent'; docs/architecture.md, 'Environment contract')."
     )
     return 0
 
@@ -362,23 +363,25 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         help=f"comma-separated agents (default {DEFAULT_AGENTS}); `dpbandit list` shows them all (private, "
         "random, linucb, batched-screening, dphdb, ...; '-perarm' forms for per-arm features). Options may "
         "follow a name: 'linucb:alpha=0.5,regularization=2' (an item with '=' belongs to the agent before "
-        "it)",
+        "it). Your own agent: 'mymodule:ClassName' or 'mymodule:factory' (an Agent subclass or a function "
+        "returning one; run from mymodule's folder), options after a second colon: "
+        "'mymodule:MyAgent:explore=0.1'",
     )
     p.add_argument(
         "--agent",
         action="append",
         default=[],
         metavar="NAME:KEY=VALUE,...",
-        help="one agent with options, e.g. --agent linucb:alpha=0.5,regularization=2 (repeatable; "
-        "added to --agents)",
+        help="one agent with options, e.g. --agent linucb:alpha=0.5,regularization=2 or --agent "
+        "mymodule:MyAgent:explore=0.1 (repeatable; added to --agents)",
     )
     p.add_argument(
         "--horizon",
         type=int,
         default=None,
         help="rounds T (default: the environment's own, e.g. a preset's horizon or the horizon= default of "
-        f"your class, else {DEFAULT_HORIZON:,}; --env-kwarg horizon=T also sets it); run() and sweeps take T "
-        "by the same rule",
+        "your class, else 10,000 (dpbandit.harness.protocol.DEFAULT_HORIZON); --env-kwarg horizon=T also "
+        "sets it); run() and sweeps take T by the same rule",
     )
     p.add_argument(
         "--seeds", type=int, default=DEFAULT_SEEDS, help=f"number of seeds (default {DEFAULT_SEEDS})"

@@ -1,7 +1,12 @@
 """Agent specs: ``"name"`` or ``"name:key=value,key=value"`` -> ``(display name, factory)``.
 
 One parser for the command line (``dpbandit run --agents`` / ``--agent``) and sweep configs
-(:mod:`dpbandit.sweep.config`). Names come from the registry :data:`dpbandit.agents.AGENTS`; values
+(:mod:`dpbandit.sweep.config`). Names come from the registry :data:`dpbandit.agents.AGENTS`, or name a
+user's agent as ``"module:ClassName"`` / ``"module:factory"`` (an :class:`~dpbandit.agents.Agent` subclass,
+or a function returning one, found by importing ``module`` from ``sys.path``, to which the ``dpbandit``
+command adds the current folder) with options after a second colon:
+``"myagents:EpsilonGreedy:explore=0.1"``. After a name that is not registered, the part after the first
+colon is a class or function name when it is a Python name (options always hold ``=``). Values
 are Python literals when they parse as one (``alpha=0.5`` is a float, ``link='logistic'`` a string),
 else plain strings.
 
@@ -14,12 +19,15 @@ so the grouping is unambiguous.
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dpbandit import _validate
-from dpbandit.agents import agent_class
+from dpbandit.agents import AGENTS, agent_class
+from dpbandit.agents.base import Agent
 
 __all__ = [
     "HARNESS_ARGUMENTS",
@@ -68,6 +76,40 @@ def parse_assignments(items: Sequence[str], what: str) -> dict[str, Any]:
     return out
 
 
+#: A Python name, possibly dotted: what follows ``module:`` in a user's agent spec.
+_OBJECT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def split_name(spec: str) -> tuple[str, str]:
+    """``(name, options text)`` of a spec: ``"linucb:alpha=0.5"`` -> ``("linucb", "alpha=0.5")``,
+    ``"mymodule:MyAgent:x=1"`` -> ``("mymodule:MyAgent", "x=1")`` (module docstring)."""
+    head, _, rest = spec.strip().partition(":")
+    second, _, after = rest.partition(":")
+    if head.strip() not in AGENTS and _OBJECT_NAME.fullmatch(second.strip()):
+        return f"{head.strip()}:{second.strip()}", after.strip()
+    return head.strip(), rest.strip()
+
+
+def _user_agent(name: str) -> Any:
+    """The class or factory ``"module:Name"`` names; raise naming ``name`` if it is not one."""
+    module_name, _, attribute = name.partition(":")
+    module = _validate.import_module(module_name, what=f"agent {name!r}")
+    found = getattr(module, attribute, None)
+    if found is None or not callable(found):
+        close = difflib.get_close_matches(attribute, [n for n in vars(module) if not n.startswith("_")], n=1)
+        hint = f" Did you mean {module_name}:{close[0]}?" if close else ""
+        raise ValueError(
+            f"Expected agent {name!r} to name an Agent class or a function returning one: {module_name} has "
+            f"no {attribute!r}.{hint}"
+        )
+    if isinstance(found, type) and not issubclass(found, Agent):
+        raise TypeError(
+            f"Expected agent {name!r} to be a dpbandit.agents.Agent subclass or a function returning an "
+            f"Agent, got the class {found.__name__}."
+        )
+    return found
+
+
 def split_agent_list(text: str) -> list[str]:
     """Split a list of specs (module docstring): ``"a,b:x=1,y=2"`` -> ``["a", "b:x=1,y=2"]``."""
     specs: list[str] = []
@@ -76,7 +118,7 @@ def split_agent_list(text: str) -> list[str]:
         if "=" in name_part:  # "key=value" (no "name:" before it): an option of the previous spec
             if not specs:
                 raise ValueError(f"Expected an agent name before the option {item!r} in --agents={text!r}.")
-            sep = "," if ":" in specs[-1] else ":"
+            sep = "," if split_name(specs[-1])[1] else ":"
             specs[-1] += sep + item
         else:
             specs.append(item)
@@ -96,7 +138,8 @@ def accepted_options(cls: Any) -> set[str] | None:
 
 
 def parse_agent(spec: str, common: Mapping[str, Any] | None = None) -> tuple[str, Any]:
-    """Parse ``"name"`` or ``"name:key=value,key=value"`` into ``(display_name, factory)``.
+    """Parse ``"name"`` or ``"name:key=value,key=value"`` (``name`` registered, or ``"module:ClassName"``,
+    module docstring) into ``(display_name, factory)``.
 
     ``common`` keyword arguments (e.g. ``epsilon``) go only to agents whose constructor accepts them;
     options in the spec override them. An option the agent does not accept is an error.
@@ -106,14 +149,13 @@ def parse_agent(spec: str, common: Mapping[str, Any] | None = None) -> tuple[str
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"Expected an agent spec 'name[:key=value,...]', got {spec!r}.")
-    name, _, rest = spec.strip().partition(":")
-    name = name.strip()
-    cls = agent_class(name)
+    name, rest = split_name(spec)
+    cls = _user_agent(name) if ":" in name else agent_class(name)
     accepted = accepted_options(cls)
     kwargs = {k: v for k, v in (common or {}).items() if accepted is None or k in accepted}
     kwargs.update(parse_assignments(_split_top_level(rest), f"agent {name!r} option"))
     _validate.known_keywords(kwargs, accepted, what=f"agent {name!r}")
-    display = spec.strip() if rest.strip() else name
+    display = spec.strip() if rest else name
     return display, functools.partial(cls, **kwargs) if kwargs else cls
 
 

@@ -126,9 +126,9 @@ def _guards(node: ast.stmt) -> bool:
     )
 
 
-def check_main_guard(what: str) -> None:
+def check_main_guard(what: str, instead: str = "use n_jobs=1") -> None:
     """Raise before any work if ``what`` (worker processes) is called from a script's top-level code outside
-    ``if __name__ == "__main__":``.
+    ``if __name__ == "__main__":``; the one-line error names the guard, the line, and ``instead``.
 
     Worker processes start with ``spawn``, which imports the main script again in every worker (as
     ``__mp_main__``): an unguarded call would start the job again there, and the pool break with a
@@ -152,5 +152,5 @@ def check_main_guard(what: str) -> None:
         return
     raise RuntimeError(
         f"{what} starts worker processes, which re-import {Path(path).name}: put the script's work under "
-        f'`if __name__ == "__main__":` (line {line} is outside it), or use n_jobs=1.'
+        f'`if __name__ == "__main__":` (line {line} is outside it), or {instead}.'
     )

@@ -22,11 +22,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-import importlib
 import inspect
 import pickle
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 from dpbandit import _validate
@@ -80,14 +78,7 @@ def _resolve(env: EnvSource) -> _Resolved:
                 )
             return found
         module_name, _, name = env.partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as err:
-            raise ValueError(
-                f"Expected env={env!r} to name an importable module: {err} (modules are looked up on "
-                f"sys.path, to which the `dpbandit` command adds the current folder, {Path.cwd()}: run it "
-                "from the module's folder, install the module, or set PYTHONPATH)."
-            ) from None
+        module = _validate.import_module(module_name, what=f"env={env!r}")
         found = _registered(name) if name else None
         if found is not None:
             return found

@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from dpbandit.harness import seeding
+from dpbandit.harness.checks import check_main_guard
 from dpbandit.harness.run import run_one
 from dpbandit.sweep.grid import Cell, canonical_json
 
@@ -122,6 +123,7 @@ def _pool(workers: int) -> futures.ProcessPoolExecutor:
     """The kept pool of ``workers`` processes (``spawn`` start method, as the harness), started on first use."""
     pool = _POOLS.get(workers)
     if pool is None:
+        check_main_guard("the processes backend", instead='use backend="inprocess"')
         context = multiprocessing.get_context("spawn")
         pool = futures.ProcessPoolExecutor(
             max_workers=workers, mp_context=context, initializer=_exit_with_parent, initargs=(os.getpid(),)
