@@ -97,7 +97,7 @@ def _resolve(env: EnvSource) -> _Resolved:
         raise TypeError(
             "Expected env to be a registered id, an Env class or a function returning an Env, got an "
             f"instance of {cls}; pass the class {cls} (or functools.partial({cls}, ...), or lambda: "
-            f"{cls}(...)): every run resets a fresh environment with its own seed."
+            f"{cls}(...)): the harness builds the environment itself and resets it with each run's seed."
         )
     if not callable(env):
         raise TypeError(
