@@ -39,9 +39,24 @@ OUTLINES = {
 NOT_RUN = {
     "dpbandit sweep big.toml --scheduler tcp://head:8786": "needs a Dask scheduler",
 }
-#: The user's own module of the examples (``--env mymodule:MyBandit``), written into the folder the command
-#: runs from (the command imports from the current folder): the tests' toy bandit under the examples' names.
-USER_MODULE = "from toy_bandit import ToyBandit as MyBandit, ToyBandit as CoinBandit  # noqa: F401\n"
+#: The user's own module of the examples (``--env mymodule:MyBandit``, ``--agents mymodule:MyAgent``), written
+#: into the folder the command runs from (the command imports from the current folder): the tests' toy bandit
+#: under the examples' names, and an agent with an option that explores uniformly with that probability.
+USER_MODULE = """from toy_bandit import ToyBandit as MyBandit, ToyBandit as CoinBandit  # noqa: F401
+from dpbandit.agents import Agent
+
+
+class MyAgent(Agent):
+    def __init__(self, n_arms, dim, *, rng, horizon=None, explore=0.1):
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon)
+        self.explore = explore
+
+    def act(self, observation):
+        return int(self.rng.integers(self.n_arms)) if self.rng.random() < self.explore else 0
+
+    def update(self, observation, action, reward):
+        pass
+"""
 
 
 def fenced_blocks(path: Path) -> list[tuple[str, str]]:

@@ -148,7 +148,18 @@ BLOCK_SECONDS = 0.5
 def uses_block_path(agent: Agent) -> bool:
     """Whether the harness plays ``agent`` in blocks (where the environment draws blocks): built-in agents
     (module ``dpbandit.*``) with ``play_block``; user agents keep the generic ``act``/``update`` loop."""
-    return type(agent).__module__.startswith("dpbandit.") and callable(getattr(agent, "play_block", None))
+    return _block_path_class(type(agent))
+
+
+def _block_path_class(factory: AgentFactory) -> bool:
+    """:func:`uses_block_path` for the agents a factory builds, read from its class (a class, or a
+    ``functools.partial`` of one; ``False`` for other factories)."""
+    target = getattr(factory, "func", factory)
+    return (
+        isinstance(target, type)
+        and target.__module__.startswith("dpbandit.")
+        and callable(getattr(target, "play_block", None))
+    )
 
 
 @dataclasses.dataclass
@@ -359,14 +370,6 @@ def _start(
     return made, spec, obs, agent, kept
 
 
-def _block_path_class(factory: AgentFactory) -> bool:
-    """:func:`uses_block_path` read from the class a factory builds (a class, or a ``functools.partial``)."""
-    target = getattr(factory, "func", factory)
-    return isinstance(target, type) and target.__module__.startswith("dpbandit.") and callable(
-        getattr(target, "play_block", None)
-    )
-
-
 def _compile_here(
     env: EnvSource, agents: Mapping[str, AgentFactory], options: Mapping[str, Any], spec: EnvDescription
 ) -> None:
@@ -383,12 +386,11 @@ def _compile_here(
             continue
         horizon, env_kwargs = options["horizon"], options["env_kwargs"]
         made, spec, obs, agent, _ = _start(env, name, factory, seed, horizon, env_kwargs)
-        if uses_block_path(agent):
-            first = min(FIRST_BLOCK_ROUNDS, spec.horizon)
-            trial = dataclasses.replace(spec, horizon=first)
-            with RunClock(True) as clock:
-                heartbeat = Heartbeat(name, first, None)
-                _play_blocks(agent, made.unwrapped, obs, trial, np.array([first]), heartbeat, clock)
+        first = min(FIRST_BLOCK_ROUNDS, spec.horizon)
+        trial = dataclasses.replace(spec, horizon=first)
+        with RunClock(True) as clock:
+            heartbeat = Heartbeat(name, first, None)
+            _play_blocks(agent, made.unwrapped, obs, trial, np.array([first]), heartbeat, clock)
 
 
 def _nan_if_none(value: Any) -> float:
@@ -575,7 +577,7 @@ def run(
             for index in range(n_seeds)
             for name, factory in agents.items()
         ]
-        frames = _play(tasks, agents, spec, n_jobs, show)
+        frames = _play(env, agents, options, tasks, spec, n_jobs, show)
     import pandas as pd
 
     frame = pd.concat(frames, ignore_index=True)
@@ -587,7 +589,8 @@ def run(
 
 
 def _play(
-    tasks: list[tuple], agents: Mapping[str, AgentFactory], spec: EnvDescription, n_jobs: int, show: bool
+    env: EnvSource, agents: Mapping[str, AgentFactory], options: Mapping[str, Any], tasks: list[tuple],
+    spec: EnvDescription, n_jobs: int, show: bool,
 ) -> list[pd.DataFrame]:
     """Play the runs ``tasks`` (in this process, or on ``n_jobs`` worker processes that each keep their
     environment for the job); return their frames in task order."""
@@ -598,7 +601,6 @@ def _play(
         results = map(_run_task, tasks)
     else:
         report.note(f"preparing compiled kernels (compiled on first use, then cached), then {n_jobs} workers")
-        env, options = tasks[0][0], tasks[0][5]
         _compile_here(env, agents, options, spec)
         context = multiprocessing.get_context("spawn")
         pool = futures.ProcessPoolExecutor(max_workers=n_jobs, mp_context=context, initializer=keep_envs)
