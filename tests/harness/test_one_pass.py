@@ -4,6 +4,8 @@ CLI and sweeps; an unknown environment keyword is one line naming the accepted o
 
 from __future__ import annotations
 
+import functools
+import importlib
 import tempfile
 from pathlib import Path
 
@@ -41,6 +43,54 @@ def test_a_job_builds_its_environment_once_and_resets_it_once_per_run(counts):
     )
     assert counts == {"built": 5, "reset": 8}
     pd.testing.assert_frame_equal(frame.drop(columns=TIMING), fresh.drop(columns=TIMING))
+
+
+@pytest.mark.parametrize(
+    ("env", "env_kwargs"),
+    [
+        ("dpbandit/LinearBandit-v0", {"dim": 4}),
+        ("dpbandit/PerArmLinearBandit-v0", {"dim": 4}),
+        ("dpbandit/Iris-v0", {}),
+        ("dpbandit/Iris-v0", {"sampling": "pass"}),
+        ("dpbandit/ChowdhuryZhou-v0", {"n_arms": 10}),
+    ],
+)
+def test_a_kept_environment_gives_the_numbers_of_a_fresh_one(env, env_kwargs):
+    """The built-in environments, reset for each run of a job, give what a fresh environment per run gives
+    (each seed's episode whatever the runs before it played), on the block path and the step loop."""
+    agents = {"random": RandomAgent, "stepwise": functools.partial(_Stepwise, arm=1)}
+    if env in ("dpbandit/PerArmLinearBandit-v0", "dpbandit/ChowdhuryZhou-v0"):  # per-arm features
+        random = importlib.import_module("dpbandit.agents.uniform").RandomPerArmAgent
+        agents = {"random": random, "stepwise": functools.partial(_StepwisePerArm, arm=1)}
+    frame = run(env, agents, env_kwargs=env_kwargs, n_seeds=2, horizon=120, root_seed=5, progress=False)
+    fresh = pd.concat(
+        [
+            run_one(env, name, factory, seeding.seed_sequence(5, index), seed_index=index, horizon=120,
+                    env_kwargs=env_kwargs)
+            for index in range(2)
+            for name, factory in agents.items()
+        ],
+        ignore_index=True,
+    )
+    pd.testing.assert_frame_equal(frame.drop(columns=TIMING), fresh.drop(columns=TIMING))
+
+
+class _Stepwise(Agent):
+    """A user's agent (the step loop, not the block path) that plays a fixed arm."""
+
+    def __init__(self, n_arms, dim, *, rng, arm=0):
+        super().__init__(n_arms, dim, rng=rng)
+        self.arm = arm
+
+    def act(self, observation):
+        return self.arm
+
+    def update(self, observation, action, reward):
+        pass
+
+
+class _StepwisePerArm(_Stepwise):
+    observation_model = "per_arm"
 
 
 def test_the_next_job_builds_afresh(counts):
