@@ -161,7 +161,7 @@ def _print_table(table: Any, *, wide: bool = False, by: tuple[str, ...] | None =
         print(wide_view(table).to_string(index=False))
     else:
         print("\n".join(compact_lines(table, by)))
-        print(interval_legend(table, every="--wide"))
+        print(interval_legend(table, every="--wide")[0])  # few seeds: the warning below says it
     for note in notes:
         if note.startswith("warning: "):
             print(f"dpbandit: {note}", file=sys.stderr)

@@ -151,7 +151,7 @@ def final_regret_table(
 
     by = tuple(by)
     _check_frame(df, by)
-    wide = _validate.one_of((False, True), wide=wide)
+    wide = bool(_validate.one_of((False, True), wide=wide))
     rewards = (-math.inf, math.inf) if reward_range is None else tuple(map(float, reward_range))
     last = df[df["step"] == df.groupby(["agent", "seed"])["step"].transform("max")]
     pair_keys = ["seed", *(k for k in by if k != "agent")]

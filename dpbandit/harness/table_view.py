@@ -64,8 +64,7 @@ class RegretTable(pd.DataFrame):
     def __repr__(self) -> str:
         if getattr(self, "wide", False):
             return wide_view(self).to_string(index=False)
-        lines = compact_lines(self)
-        return "\n".join([*lines, interval_legend(self)])
+        return "\n".join([*compact_lines(self), *interval_legend(self)])
 
     def _repr_html_(self) -> str | None:
         """Notebooks show the same view as ``print``."""
@@ -159,13 +158,18 @@ def compact_lines(
     return lines
 
 
-def interval_legend(table: pd.DataFrame, every: str = "wide=True") -> str:
-    """The line under the compact view: what the brackets are, over how many seeds, and ``every``: how to see
-    every column."""
+def interval_legend(table: pd.DataFrame, every: str = "wide=True") -> list[str]:
+    """The lines under the compact view (each under 80 characters): what the brackets are, over how many
+    seeds, ``every``: how to see every column; then, below :data:`~dpbandit.harness.summary.MIN_SEEDS`
+    seeds, that the intervals are unreliable."""
+    from dpbandit.harness.summary import MIN_SEEDS
+
     seeds = sorted(set(table["seeds"])) if "seeds" in table else []
     over = f" over {seeds[0]}" if len(seeds) == 1 else f" over {seeds[0]}-{seeds[-1]}" if seeds else ""
-    few = " (fewer than 3 seeds: unreliable)" if seeds and seeds[0] < 3 else ""
-    return f"[low, high]: 95% Student-t interval{over} seeds{few}; every column: {every}."
+    lines = [f"[low, high]: 95% t-interval{over} seeds; every column: {every}."]
+    if seeds and seeds[0] < MIN_SEEDS:
+        lines.append(f"Fewer than {MIN_SEEDS} seeds: the intervals are unreliable (missing with 1 seed).")
+    return lines
 
 
 def _digits(column: str) -> int | None:

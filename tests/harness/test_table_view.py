@@ -122,5 +122,7 @@ def test_observed_reward_tables_show_reward_per_round_and_gain() -> None:
 
 def test_few_seeds_are_named_under_the_compact_view() -> None:
     table = final_regret_table(c3_frame({"a": [1.0, 2.0], "random": [3.0, 4.0]}))
-    legend = repr(table).splitlines()[-1]
-    assert legend.startswith("[low, high]: 95% Student-t interval over 2 seeds (fewer than 3 seeds")
+    *_, legend, few = repr(table).splitlines()
+    assert legend.startswith("[low, high]: 95% t-interval over 2 seeds")
+    assert few.startswith("Fewer than 3 seeds")
+    assert "Fewer than" not in repr(_default_four())
