@@ -60,6 +60,12 @@ UNDEFINED_RATIO_NOTE = (
     "as every other and no agent can do better than random here (final_regret_mean says the same)."
 )
 
+#: Help of ``--wide`` (run and report).
+WIDE_HELP = (
+    "print every column of the table (default: a compact view of agent, trust model, epsilon (delta), final "
+    "regret and ratio to random with their 95%% intervals, accuracy)"
+)
+
 EXAMPLES = """examples (times on 2 cores):
   dpbandit                                 # the default comparison (10-30 s)
   dpbandit --horizon 2000 --seeds 4        # run options work without the word `run` (5-10 s)
@@ -141,51 +147,21 @@ def _closing_note(table: Any, is_default: bool) -> str:
     return NO_REFERENCE_NOTE.format(column=column, better=better)
 
 
-def _digits(column: str) -> int | None:
-    """Decimals printed for a column of the table (None: printed as it is)."""
-    if column.startswith(("ratio_to_", "accuracy")):
-        return 3
-    if column.startswith(("avg_reward", "reward_gain_over_")):
-        return 4
-    if column.startswith(("final_regret_mean", "ci95_", "final_reward")):
-        return 1
-    if column in ("wall_time_s", "compile_time_s", "epsilon", "user_epsilon"):
-        return 3
-    return None
-
-
-def _printable(table: Any, hide: tuple[str, ...] = ()) -> Any:
-    """The table as printed: every column of the CSV under the same name, rounded, except
-    ``final_regret_std``, ``metric`` (:func:`_print_table` prints the metric as a line above) and ``hide``;
-    ``delta`` in 3 significant digits; missing values as ``-``."""
-    import pandas as pd
-
-    shown = {}
-    for column in table.columns:
-        if column in ("final_regret_std", "metric", *hide):
-            continue
-        values = table[column]
-        if column == "delta":
-            values = values.map(lambda v: v if pd.isna(v) else f"{v:.3g}")
-        elif _digits(column) is not None:
-            values = values.round(_digits(column))
-        shown[column] = values
-    return pd.DataFrame(shown).astype(object).fillna("-")
-
-
-def _print_table(table: Any, hide: tuple[str, ...] = ()) -> None:
-    """Print the metric the table shows, the table (:func:`_printable`), and (to standard error) a warning
-    for few seeds."""
-    import pandas as pd
-
+def _print_table(table: Any, *, wide: bool = False, by: tuple[str, ...] | None = None) -> None:
+    """Print the metric the table shows, the table (compact, or every column with ``wide``:
+    :mod:`dpbandit.harness.table_view`), and (to standard error) a warning for few seeds."""
     from dpbandit.harness.summary import table_notes
+    from dpbandit.harness.table_view import compact_lines, interval_legend, wide_view
 
     notes = table_notes(table)
     for note in notes:
         if not note.startswith("warning: "):
             print(note)
-    with pd.option_context("display.width", 250, "display.max_columns", 40):
-        print(_printable(table, hide).to_string(index=False))
+    if wide:
+        print(wide_view(table).to_string(index=False))
+    else:
+        print("\n".join(compact_lines(table, by)))
+        print(interval_legend(table, every="--wide")[0])  # few seeds: the warning below says it
     for note in notes:
         if note.startswith("warning: "):
             print(f"dpbandit: {note}", file=sys.stderr)
@@ -244,7 +220,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             table = final_regret_table(df, reward_range=getattr(core, "reward_range", None))
             table.to_csv(out / "final_regret.csv", index=False)
             plot = plot_regret(df, out / "regret.png", env_label=env_label, reward_law=reward_law)
-    _print_table(table)
+    _print_table(table, wide=args.wide)
     is_default = specs == split_agent_list(DEFAULT_AGENTS) and (args.env, core.horizon) == (
         DEFAULT_ENV,
         DEFAULT_HORIZON,
@@ -295,11 +271,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from dpbandit.sweep import Store
-    from dpbandit.sweep.report import report
+    from dpbandit.sweep.report import config_columns, report
 
     store = Store.read(args.store)
     paths = report(args.store, args.out)
-    _print_table(pd.read_csv(paths["summary"]), hide=("claimed_epsilon", "ci95_low", "ci95_high"))
+    summary = pd.read_csv(paths["summary"])
+    keys = [c for c in config_columns(summary) if c == "agent" or summary[c].nunique(dropna=True) > 1]
+    _print_table(summary, wide=args.wide, by=tuple(keys))
     total, done, failed = len(store.manifest["cells"]), len(store.finished()), len(store.failures())
     print(
         f"\n{done} of {total} cells finished, {failed} failed; wrote " + ", ".join(map(str, paths.values()))
@@ -413,6 +391,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         "replaces its files)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
+    p.add_argument("--wide", action="store_true", help=WIDE_HELP)
     p.set_defaults(handler=_cmd_run)
 
 
@@ -456,6 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("store", help="sweep store directory")
     p.add_argument("--out", default=None, help="output directory (default STORE/report)")
+    p.add_argument("--wide", action="store_true", help=WIDE_HELP)
     p.set_defaults(handler=_cmd_report)
 
     p = sub.add_parser(

@@ -13,8 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dpbandit import _validate
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+
+    from dpbandit.harness.table_view import RegretTable
 
 #: The columns :func:`final_regret_table` needs in its input (and ``cumulative_regret`` or
 #: ``cumulative_reward``, see :data:`METRIC_COLUMNS`).
@@ -104,8 +108,14 @@ def final_regret_table(
     reference: str | None = "random",
     *,
     reward_range: tuple[float, float] | None = None,
-) -> pd.DataFrame:
+    wide: bool = False,
+) -> RegretTable:
     """Final cumulative regret (or observed reward) per group with 95% intervals, privacy and cost columns.
+
+    The result holds every column below; it *prints* compactly (``print(table)``: group keys, trust model,
+    epsilon (delta), final regret and ratio to the reference with their intervals, accuracy where defined;
+    :mod:`dpbandit.harness.table_view`), or with every column when ``wide=True``. Selections and other pandas
+    operations on it give plain DataFrames.
 
     Metric, per group (its ``metric`` column says which):
 
@@ -137,8 +147,11 @@ def final_regret_table(
     """
     import pandas as pd
 
+    from dpbandit.harness.table_view import RegretTable
+
     by = tuple(by)
     _check_frame(df, by)
+    wide = bool(_validate.one_of((False, True), wide=wide))
     rewards = (-math.inf, math.inf) if reward_range is None else tuple(map(float, reward_range))
     last = df[df["step"] == df.groupby(["agent", "seed"])["step"].transform("max")]
     pair_keys = ["seed", *(k for k in by if k != "agent")]
@@ -217,7 +230,9 @@ def final_regret_table(
     if "local_epsilon" in table and table["local_epsilon"].isna().all():
         table = table.drop(columns="local_epsilon")  # every agent is central or not private
     metric_last = [c for c in table.columns if c not in ("metric", "note")] + ["metric"]
-    return table[metric_last + (["note"] if "note" in table else [])]
+    result = RegretTable(table[metric_last + (["note"] if "note" in table else [])])
+    result.by, result.reference, result.wide = by, reference, wide
+    return result
 
 
 def _average_reward(final: pd.DataFrame) -> pd.Series:

@@ -66,7 +66,8 @@ def report_noisy_min_topdown(
     scale = np.asarray(scale, dtype=float)
     if scale.shape not in ((), (scores.shape[0],)) or not np.all(scale > 0) or not np.all(np.isfinite(scale)):
         raise ValueError(f"Expected scale > 0, finite, a number or one per row ({scores.shape[0]}), got {scale!r}.")
-    z = scores / (scale if scale.ndim == 0 else scale[:, None])
+    with np.errstate(over="ignore"):  # an overflow is the error raised just below, not a RuntimeWarning
+        z = scores / (scale if scale.ndim == 0 else scale[:, None])
     if not np.all(np.isfinite(z)):
         raise ValueError("Expected finite scores / scale; the division overflowed (scale too small for the scores).")
     from dpbandit.privacy.topdown_kernel import rows_argmin  # numba loads on first use, not on import

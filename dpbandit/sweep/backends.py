@@ -4,11 +4,18 @@ Every backend maps cells to :class:`CellResult` through the same :func:`execute_
 order cells finish. A cell's numbers depend only on the cell (its seed is derived from the sweep's
 root seed and the cell's seed index), so all backends give identical results. Workers only compute;
 the driver writes the store, so workers need no shared file system.
+
+Warnings a cell gives travel back in its result and are shown by the driver, each text once per
+sweep (:func:`dpbandit.sweep.runner.execute_many`), in the format of whoever shows them (the
+``dpbandit`` command's own), not printed raw by each worker. On Dask they stay in the workers' logs:
+Dask runs cells in threads, and recording warnings swaps process-wide state
+(``warnings.catch_warnings`` is not thread-safe).
 """
 
 from __future__ import annotations
 
 import concurrent.futures as futures
+import dataclasses
 import functools
 import math
 import multiprocessing
@@ -16,6 +23,7 @@ import os
 import threading
 import time
 import traceback
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,11 +45,13 @@ SWEEP_COLUMNS = ["cell", "horizon", "target_epsilon", "target_delta"]
 
 @dataclass(frozen=True)
 class CellResult:
-    """The outcome of one cell: its rows, or the formatted traceback of the exception it raised."""
+    """The outcome of one cell: its rows, or the formatted traceback of the exception it raised, and the
+    distinct warnings it gave, as ``(category, message)`` in the order first given."""
 
     key: str
     frame: pd.DataFrame | None
     error: str | None
+    warnings: tuple[tuple[type[Warning], str], ...] = ()
 
 
 Backend = Callable[[Sequence[Cell]], Iterator[CellResult]]
@@ -77,12 +87,21 @@ def run_cell(cell: Cell) -> pd.DataFrame:
     return frame.astype(floats).assign(**{k: [v] * len(frame) for k, v in extra.items()})
 
 
-def execute_cell(cell: Cell) -> CellResult:
+def _run_cell(cell: Cell) -> CellResult:
     """Run a cell; an exception becomes a recorded failure (with traceback), so the sweep goes on."""
     try:
         return CellResult(cell.key, run_cell(cell), None)
     except Exception:  # recorded in the store and listed in the summary, never swallowed
         return CellResult(cell.key, None, traceback.format_exc())
+
+
+def execute_cell(cell: Cell) -> CellResult:
+    """Run a cell (:func:`_run_cell`), recording the warnings it gives (the filters in force decide which;
+    each distinct one once) in the result instead of printing them: the driver shows them."""
+    with warnings.catch_warnings(record=True) as caught:
+        result = _run_cell(cell)
+    given = dict.fromkeys((w.category, str(w.message)) for w in caught)
+    return dataclasses.replace(result, warnings=tuple(given))
 
 
 def _failure(cell: Cell, err: BaseException, where: str) -> CellResult:
@@ -176,13 +195,14 @@ def dask_cluster(cells: Sequence[Cell], scheduler: Any) -> Iterator[CellResult]:
     """Run cells on a Dask cluster: ``scheduler`` is an address (``tcp://host:8786``), a cluster
     object (``LocalCluster``, ``dask_jobqueue.SLURMCluster``, ...) or a ``distributed.Client``.
 
-    Workers must have dpbandit installed. Tasks are named ``dpbandit-cell-<key>`` (dashboard).
+    Workers must have dpbandit installed. Tasks are named ``dpbandit-cell-<key>`` (dashboard). The cells'
+    warnings go to the workers' logs (module docstring).
     """
     distributed = _distributed()
     owned = not isinstance(scheduler, distributed.Client)
     client = distributed.Client(scheduler) if owned else scheduler
     try:
-        pending = {client.submit(execute_cell, cell, key=f"dpbandit-cell-{cell.key}"): cell for cell in cells}
+        pending = {client.submit(_run_cell, cell, key=f"dpbandit-cell-{cell.key}"): cell for cell in cells}
         for future in distributed.as_completed(pending):
             cell = pending.pop(future)  # the last reference: the cluster frees the result
             try:

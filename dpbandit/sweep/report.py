@@ -20,7 +20,9 @@ non-private ones dashed, epsilon and delta in the titles.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -100,9 +102,16 @@ def _with_setting(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """Add a ``setting`` label column joining the values of ``columns`` (``"env_dim=5, T=1000"``)."""
     if not columns:
         return df.assign(**{_SETTING: ""})
-    budgets = budget_titles(df)
+    others = [c for c in columns if c != "target_epsilon"]
+    budgets = budget_titles(df, others)  # per panel: the panel's own delta
     parts = [
-        df[c].map(budgets).fillna("not private")
+        pd.Series(
+            [
+                budgets.get((*row, eps) if others else eps, "not private")
+                for *row, eps in df[[*others, "target_epsilon"]].itertuples(index=False)
+            ],
+            index=df.index,
+        )
         if c == "target_epsilon"
         else f"{_SHORT.get(c, c.removeprefix('env_'))}=" + df[c].astype(str)
         for c in columns
@@ -139,17 +148,31 @@ def _style(data: pd.DataFrame, column: str) -> dict:
     }
 
 
-def budget_titles(df: pd.DataFrame) -> dict[float, str]:
-    """``{target epsilon: "eps=1, delta=0.0001"}`` from the private rows: the sweep's ``target_delta``, else
-    the agents' own ``delta`` (contract C3), else ``"delta: agent default"`` (stores written before delta
-    was recorded)."""
+def delta_title(rows: pd.DataFrame) -> str:
+    """``"delta=0.0001"`` for the private ``rows`` of one panel: the sweep's ``target_delta``, else the agents'
+    own ``delta`` (contract C3), else ``"delta: agent default"`` (stores written before delta was recorded).
+    Several deltas (a panel across horizons, with the agent's default 1/T) are joined with ``/``."""
+    deltas = rows["target_delta"].dropna()
+    if deltas.empty and "delta" in rows:
+        deltas = rows["delta"].dropna()
+    text = "/".join(f"{d:.3g}" for d in sorted(deltas.unique())) if not deltas.empty else None
+    return f"delta={text}" if text else "delta: agent default"
+
+
+def budget_title(eps: float, rows: pd.DataFrame) -> str:
+    """``"eps=1, delta=0.0001"`` for the private ``rows`` of one panel (:func:`delta_title`)."""
+    return f"eps={eps:g}, {delta_title(rows)}"
+
+
+def budget_titles(df: pd.DataFrame, by: Sequence[str] = ()) -> dict[Any, str]:
+    """:func:`budget_title` of each panel: ``{eps: title}``, or with ``by`` (the columns that also split the
+    panels) ``{(*values of by, eps): title}``, so each panel names its own delta (an agent's default delta
+    depends on T: 1/T for DP-HDB)."""
+    by = list(by)
     titles = {}
-    for eps, rows in df[df["target_epsilon"].notna()].groupby("target_epsilon"):
-        deltas = rows["target_delta"].dropna()
-        if deltas.empty and "delta" in rows:
-            deltas = rows["delta"].dropna()
-        text = "/".join(f"{d:.3g}" for d in sorted(deltas.unique())) if not deltas.empty else None
-        titles[eps] = f"eps={eps:g}, " + (f"delta={text}" if text else "delta: agent default")
+    for key, rows in df[df["target_epsilon"].notna()].groupby([*by, "target_epsilon"], dropna=False):
+        keys = key if isinstance(key, tuple) else (key,)
+        titles[keys if by else keys[-1]] = budget_title(keys[-1], rows)
     return titles
 
 
@@ -182,11 +205,13 @@ def plot_regret_curves(df: pd.DataFrame, path: str | Path) -> Path:
         **facets,
     )
     grid.set_axis_labels("round t", axis_label)
-    budgets = budget_titles(df)
+    budgets = budget_titles(_with_setting(df, _varying(df, ("target_epsilon",))), [_SETTING])  # unbroadcast
+    only = data[_SETTING].iloc[0]  # the setting when there is one (no row facets)
     for key, ax in grid.axes_dict.items() if facets else [("", grid.ax)]:
         keys = key if isinstance(key, tuple) else (key,)
         if by_budget:  # keys: (setting, eps) with rows, else (eps,)
-            parts = [*keys[:-1], budgets.get(keys[-1], f"eps={keys[-1]:g}")]
+            setting = keys[0] if len(keys) > 1 else only
+            parts = [*keys[:-1], budgets.get((setting, keys[-1]), f"eps={keys[-1]:g}")]
         else:
             parts = [k for k in keys if k != ""]
         ax.set_title(" | ".join(map(str, parts)), fontsize=9)
@@ -246,6 +271,10 @@ def plot_final_regret(df: pd.DataFrame, axis: str, path: str | Path) -> Path:
         f"{label} (zipped with {also})" if also else label, f"final cumulative {_what(column)}"
     )
     grid.set_titles("{col_name}" if facets else "")
+    if axis == "target_epsilon":  # the budget is the x axis: each panel's title names its own delta
+        for setting, ax in grid.axes_dict.items() if facets else [("", grid.ax)]:
+            rows = data[data[_SETTING] == setting] if facets else data
+            ax.set_title(", ".join(filter(None, [setting, delta_title(rows)])))
     title = f"final {_what(column)} vs {label} (mean, 95% CI over seeds); {privacy_label(df)}"
     grid.figure.suptitle(title, y=1.02)
     return _save(grid.figure, path)

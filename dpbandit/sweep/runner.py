@@ -9,6 +9,7 @@ so a changed config writes to a new directory.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -121,7 +122,8 @@ def execute_many(
     Arguments as for :func:`execute`; ``store_dirs``: one per sweep (default :func:`default_store_dir`); the
     backend options are the first sweep's unless given. ``study`` is told of each sweep when its last cell ends,
     with the wall time since the previous sweep ended. A cell two sweeps share (the same parameters, e.g. the
-    same agent, environment and horizon in two studies' settings) runs once and is stored in both.
+    same agent, environment and horizon in two studies' settings) runs once and is stored in both. The cells'
+    warnings are warned here, in this process, each text once per call (:mod:`dpbandit.sweep.backends`).
     """
     began = time.perf_counter()
     sweeps = [as_sweep(config) for config in configs]
@@ -164,11 +166,16 @@ def execute_many(
             last_end = now
 
         failed = 0
+        shown: set[tuple[type[Warning], str]] = set()
         try:
             for index in range(len(sweeps)):
                 if not left[index]:
                     finished(index)
             for result in run([owners[0][1] for owners in todo.values()]) if todo else ():
+                for category, message in result.warnings:  # each text once per call, as the CLI shows its own
+                    if (category, message) not in shown:
+                        shown.add((category, message))
+                        warnings.warn(message, category, stacklevel=2)
                 for index, cell in todo[result.key]:
                     if result.error is None:
                         stores[index].save_result(result.key, result.frame)

@@ -116,6 +116,7 @@ class TakesRange(FixedArm):
     ("declared", "given"),
     [((0.0, 1.0), (0.0, 1.0)), ((-2, 3), (-2.0, 3.0)), ((0.0, math.inf), None), (None, None)],
 )
+@pytest.mark.filterwarnings("ignore:The environment declares no reward_range")  # the next test checks it
 def test_reward_range_goes_to_agents_taking_it_when_both_bounds_are_finite(declared, given) -> None:
     env = functools.partial(ToyBandit, reward_range=declared)
     run(env, {"range": TakesRange, "plain": FixedArm}, n_seeds=1, horizon=5, progress=False)

@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 from c3_frames import c3_frame
 
-from dpbandit.cli import _print_table, _printable
+from dpbandit.cli import _print_table
 from dpbandit.harness import final_regret_table, t_interval
 from dpbandit.harness.summary import REGRET, REWARD, table_notes
+from dpbandit.harness.table_view import wide_view
 
 T975_2 = 4.302652729911275  # t_{0.975, 2}: three seeds
 
@@ -41,7 +42,7 @@ def test_delta_next_to_epsilon_and_the_same_columns_in_table_csv_and_print(tmp_p
     csv = pd.read_csv(tmp_path / "t.csv")
     assert list(csv.columns) == columns
     pd.testing.assert_series_equal(csv["delta"], table["delta"])
-    printed = _printable(table)
+    printed = wide_view(table)
     assert set(printed.columns) <= set(csv.columns) and {"epsilon", "delta", "user_epsilon"} <= set(printed)
     assert printed.set_index("agent").loc["dphdb", "delta"] == "0.0001"
     assert printed.set_index("agent").loc["random", "delta"] == "-"
@@ -74,7 +75,10 @@ def test_fewer_than_three_seeds_is_noted_and_warned(capsys) -> None:
     _print_table(table)
     captured = capsys.readouterr()
     assert "dpbandit: warning: fewer than 3 seeds" in captured.err
-    assert "note" in captured.out.splitlines()[1] and "pseudo-regret" in captured.out.splitlines()[0]
+    assert "pseudo-regret" in captured.out.splitlines()[0]
+    assert captured.out.splitlines()[-1].startswith("[low, high]: 95% t-interval over 2 seeds")  # compact
+    _print_table(table, wide=True)
+    assert "note" in capsys.readouterr().out.splitlines()[1]
 
     three = final_regret_table(c3_frame({"a": [1.0, 2.0, 3.0]}))
     assert "note" not in three and not any(n.startswith("warning") for n in table_notes(three))
@@ -139,7 +143,7 @@ def test_printed_values_are_the_csv_values_rounded() -> None:
         {"a": [1.04, 2.0, 3.0], "random": [4.0, 5.0, 6.0]}, optimal={"a": [3, 4, 5], "random": [1, 1, 1]}
     )
     table = final_regret_table(df)
-    printed = _printable(table).set_index("agent")
+    printed = wide_view(table).set_index("agent")
     assert printed.loc["a", "final_regret_mean"] == round(table.loc[0, "final_regret_mean"], 1)
     assert printed.loc["a", "accuracy"] == round(table.loc[0, "accuracy"], 3)
     assert "metric" not in printed and "final_regret_std" not in printed

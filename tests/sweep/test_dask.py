@@ -15,8 +15,8 @@ def test_dask_scheduler_gives_the_in_process_results(tmp_path, small_yaml):
     inprocess = run_sweep(small_yaml, tmp_path / "inprocess", backend="inprocess", progress=False)
     out = tmp_path / "dask"
     with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, protocol="tcp"
+        distributed.LocalCluster(  # dashboard on a free port: no warning when another job holds 8787
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", protocol="tcp"
         ) as cluster,
         distributed.Client(cluster) as observer,
     ):

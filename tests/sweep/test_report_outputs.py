@@ -86,3 +86,38 @@ def test_without_expected_rewards_the_report_plots_observed_reward(tmp_path, fig
     assert table["metric"].eq("observed reward").all() and "final_reward_mean" in table
     priv = table[table["agent"] == "priv"].set_index("target_epsilon")
     assert priv.loc[1.0, "reward_gain_over_random"] == pytest.approx((3.0 - 0.0) / 10)  # rewards 3 vs 0
+
+
+def _two_horizons() -> pd.DataFrame:
+    """The store of ``_store_frame`` at (d=5, T=10) and (d=10, T=20), the private agent at its default delta
+    1/T (as DP-HDB): one delta per panel of a budget and setting, two across a panel that spans both T."""
+    parts = []
+    for dim, horizon in ((5, 10), (10, 20)):
+        for eps in (1.0, 2.0):
+            part = c3_frame({"priv": [6.0, 7.0, 8.0]}, horizon=horizon, private={"priv": (eps, 1 / horizon)})
+            parts.append(part.assign(target_epsilon=eps, env_dim=dim, horizon=horizon))
+        refs = c3_frame({"random": [10.0, 10.0, 10.0]}, horizon=horizon)
+        parts.append(refs.assign(target_epsilon=math.nan, env_dim=dim, horizon=horizon))
+    df = pd.concat(parts, ignore_index=True)
+    cell = [f"{a}/{e}/{s}/{t}" for a, e, s, t in df[["agent", "target_epsilon", "seed", "horizon"]].to_numpy()]
+    return df.assign(cell=cell, target_delta=math.nan)
+
+
+def test_each_panel_title_names_its_own_delta(tmp_path, figures) -> None:
+    df = _two_horizons()
+    plot_regret_curves(df, tmp_path / "c.png")
+    plot_final_regret(df, "target_epsilon", tmp_path / "e.png")
+    plot_final_regret(df, "env_dim", tmp_path / "d.png")
+    curves, by_epsilon, by_dim = ([ax.get_title() for ax in fig.axes if ax.get_title()] for fig in figures)
+    assert curves == [
+        "dim=5, T=10 | eps=1, delta=0.1",
+        "dim=5, T=10 | eps=2, delta=0.1",
+        "dim=10, T=20 | eps=1, delta=0.05",
+        "dim=10, T=20 | eps=2, delta=0.05",
+    ]
+    assert by_epsilon == ["dim=5, T=10, delta=0.1", "dim=10, T=20, delta=0.05"]
+    assert by_dim == ["eps=1, delta=0.05/0.1", "eps=2, delta=0.05/0.1"]  # each panel spans both T
+    assert budget_titles(df, ["horizon"]) == {
+        (10, 1.0): "eps=1, delta=0.1", (10, 2.0): "eps=2, delta=0.1",
+        (20, 1.0): "eps=1, delta=0.05", (20, 2.0): "eps=2, delta=0.05",
+    }

@@ -406,6 +406,7 @@ def test_noise_off_is_within_twice_linucbs_regret_on_gaussian_rewards() -> None:
     assert final["off"] < 2.0 * final["linucb"]
 
 
+@pytest.mark.filterwarnings("ignore:PrivateAgent received user ids")  # resampled rows, no per-user bound: as meant
 def test_declared_range_represents_each_arms_base_rate() -> None:
     """Issue 29 item 1: classes that the contexts do not predict, priors 0.7 / 0.2 / 0.1, rewards in {0, 1}.
     With the declared range every model is centred at 0.5; without intercepts each arm's model is a line
