@@ -17,6 +17,9 @@ __version__ = "0.1.0"
 
 
 def _register_ids() -> None:
+    being_imported = sys.modules.get("dpbandit.envs.registration")
+    if being_imported is not None and not hasattr(being_imported, "register_envs"):
+        return  # Gymnasium loaded from inside the registration module: dpbandit.envs registers when it is done
     from dpbandit.envs.registration import register_envs  # the root's one import from a lower layer
 
     register_envs()

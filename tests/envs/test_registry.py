@@ -84,6 +84,9 @@ def test_render_modes_follow_gymnasium(env_id: str) -> None:
         "import gymnasium, dpbandit; gymnasium.make('dpbandit/Digits-v0')",  # Gymnasium first: registered at once
         "import gymnasium; gymnasium.make('dpbandit:dpbandit/Iris-v0')",  # Gymnasium's module:EnvId form
         "from dpbandit.harness import run; import gymnasium; gymnasium.make('dpbandit/HDBSection54-v0')",
+        # Gymnasium first loaded by the registration module itself (the hook must not re-enter it)
+        "import dpbandit; from dpbandit.envs import registration; import gymnasium; gymnasium.make('dpbandit/Iris-v0')",
+        "import dpbandit.envs.glm, gymnasium; gymnasium.make('dpbandit/LinearBandit-v0')",
     ],
 )
 def test_import_dpbandit_registers_the_ids_in_either_order(program: str) -> None:
