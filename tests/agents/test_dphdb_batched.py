@@ -42,6 +42,7 @@ def _epsilon(eps_q: float, n_q: int, eps_s: float, steps: int, delta: float) -> 
     return min(pld.get_epsilon(delta), rdp.get_epsilon(delta))
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize(("steps", "quantiles"), [(1, 0), (4, 2)])
 def test_calibration_inputs_pinned(steps, quantiles):
     T, eps, share = 10_000, 1.0, 0.1
@@ -100,6 +101,7 @@ def _batch_agent(n_arms: int, **kwargs) -> BatchedDPHDB:
                         steps_per_batch=1, residual_quantile=None, context_quantile=None, **kwargs)
 
 
+@pytest.mark.privacy
 def test_drawn_vertex_choices_match_the_reported_temperature():
     """One batch of an agent with 20,000 identical arms: the vertices it draws vs P(v) ~ exp(-<g, v> / tau)."""
     K, n = 20_000, 64

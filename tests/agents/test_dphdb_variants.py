@@ -74,6 +74,7 @@ def _softmax(scores_over_temperature):
     return z / z.sum()
 
 
+@pytest.mark.privacy
 def test_exponential_selection_frequencies_match_the_reported_temperature():
     """Sampled vertex choices of the agent's own bank vs P(v) ~ exp(-<d, v> / b_1); b/2 and 2b rejected."""
     T = 1000
@@ -117,6 +118,7 @@ def test_bank_exponential_selection_with_explicit_multiplier():
     assert "exponential mechanism" in cal.guarantee("x").notes
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("epsilon", [1.0, 100.0])
 def test_exponential_variant_compiled_path_draws_the_numpy_paths_numbers(epsilon):
     """The kernel's Gumbel-max selection: same actions, iterates and generator state as the numpy path."""

@@ -15,6 +15,8 @@ from dpbandit.agents.dphdb import DPHDB
 from dpbandit.agents.dpucb import DPUCB
 from dpbandit.audit.drawn import gaussian_scale_pvalues, only_stated_scale_fits, selection_pvalues
 
+pytestmark = pytest.mark.privacy
+
 
 # ---------------------------------------------------------------- DP-UCB (Shariff and Sheffet 2018, Sec 4.2)
 def _ucb_sigma(calibration: str, *, T: int, eps: float, delta: float, L: float, B: float) -> float:

@@ -98,6 +98,7 @@ def test_strong_signal_beats_the_noise():
     np.testing.assert_allclose(bank.theta, np.tile([0.0, -0.5, 0.0], (500, 1)))
 
 
+@pytest.mark.privacy
 def test_line8_scale_and_per_step_epsilon_match_appendix_a6():
     cal = POFWPrivacy(epsilon=1.0, delta=1e-4, horizon=10_000, calibration="paper")
     t = np.arange(1, 10_001)

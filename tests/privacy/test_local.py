@@ -13,6 +13,8 @@ from dpbandit.audit.drawn import gaussian_scale_pvalues, only_stated_scale_fits
 from dpbandit.privacy.accounting import epsilon_for, gaussian_event, gaussian_sigma
 from dpbandit.privacy.local import LocalGaussianRandomizer, report_sensitivity
 
+pytestmark = pytest.mark.privacy
+
 
 def balle_wang_delta(epsilon: float, sigma: float, sensitivity: float) -> float:
     """Exact delta(eps) of the Gaussian mechanism (Balle and Wang 2018, Theorem 8), independent of dp-accounting."""

@@ -17,6 +17,8 @@ from dpbandit.privacy.rnm import report_noisy_min
 from dpbandit.privacy.topdown import report_noisy_min_topdown
 from dpbandit.privacy.topdown_kernel import LAZY_LIMIT, noisy_argmin_topdown
 
+pytestmark = pytest.mark.privacy
+
 N_DRAWS = 60_000
 
 

@@ -127,6 +127,7 @@ def test_non_strict_mode_spends_delta_on_the_event():
         assert guarantee.epsilon == pytest.approx(1.0, rel=1e-3)
 
 
+@pytest.mark.privacy
 def test_multi_pass_accumulates_the_noisy_sum_with_fresh_noise():
     # Alg 4 adds the increment to the NOISY g~_{t-1} and fresh N(0, sigma_2^2) every step (notes 7.5):
     # the release at position p has variance sigma_1^2 + (p - 1) sigma_2^2 (not the tree's popcount law).
