@@ -30,6 +30,7 @@ def _rounds(horizon: int, seed: int):
 _FAITHFUL = {"joint": ("5ed26dc98bf1f07c", 1003), "paper": ("f0026444752d7bf9", 1013)}
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("calibration", ["joint", "paper"])
 @pytest.mark.parametrize("compiled", [False, True])
 def test_faithful_default_keeps_its_numbers(calibration, compiled):
@@ -47,6 +48,7 @@ def _line8(t, *, epsilon, delta, horizon, radius=2.0, beta=1.0, lipschitz=1.0):
     )
 
 
+@pytest.mark.privacy
 def test_exponential_calibration_inputs_pinned_from_the_formula():
     T, t0, K = 10_000, 120, 2
     agent = DPHDB(K, 50, rng=np.random.default_rng(0), horizon=T, selection="exponential", calibration="paper")

@@ -165,6 +165,7 @@ def test_block_input_is_validated() -> None:
         LinUCB(2, 3, rng=np.random.default_rng(0)).play_block(np.zeros((2, 3)), np.zeros((3, 2)))
 
 
+@pytest.mark.privacy
 def test_cumulative_tree_reuses_the_same_draws_and_agrees_to_rounding() -> None:
     T, D = 77, 4
     z = np.random.default_rng(1).normal(size=(T, D, D))

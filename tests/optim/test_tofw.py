@@ -124,6 +124,7 @@ def test_validation():
         opt.step(np.ones(3), 1.0)
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("p, dim, accounted", [(math.inf, 10, True), (1.5, 5, True), (1.5, 20, False)])
 def test_privacy_guarantee(p, dim, accounted):
     opt = _tofw(dim, 1000, p, noise=True)

@@ -346,6 +346,7 @@ def _adaptive_zero_agent(seed: int, **kwargs) -> FLIPHAT:
                    adaptive_clipping=True, count_share=0.5, **kwargs)
 
 
+@pytest.mark.privacy
 def test_adaptive_clipping_count_noise_has_the_stated_scale_and_is_accounted() -> None:
     noise = []
     for seed in range(60):

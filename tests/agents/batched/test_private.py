@@ -382,6 +382,7 @@ def test_noise_off_estimates_stay_finite_when_a_model_is_never_played() -> None:
     assert agent._score_sd[2] > 0.0  # uncertain: it was 0, an exact intercept the others shrank towards
 
 
+@pytest.mark.privacy
 def test_without_a_declared_range_every_model_is_centred_at_the_pooled_released_mean() -> None:
     """Not each model's own mean (module docstring): greedy play shifts a model's mean context, and its own
     mean reward then hides theta_k along it."""
