@@ -888,7 +888,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "self._score_sd**2))",
         POSTPROCESSING,
     ),
-    # ------------------------------------------------------------ issue 39 (each killed only by -m privacy tests)
+    # ------------------------------------------------------------ issue 39 (killed by -m privacy tests only)
     # gap 1: privacy tests outside the privacy folders (the issue's three plus the two of gap 6 below)
     Mutant(
         "issue39-vec-agent-calibrates-without-the-reward-vector",
@@ -938,7 +938,8 @@ MUTANTS: tuple[Mutant, ...] = (
         "dpbandit/privacy/local.py",
         "gram = symmetric_gaussian(rng, s / math.sqrt(2.0), self.dim, size=(count, self.models))\n"
         "        vec = gaussian(rng, s, (count, self.models, self.dim))",
-        "gram = symmetric_gaussian(rng, s / math.sqrt(2.0), self.dim, size=(count, 1)).repeat(self.models, axis=1)\n"
+        "gram = symmetric_gaussian(rng, s / math.sqrt(2.0), self.dim, size=(count, 1))"
+        ".repeat(self.models, axis=1)\n"
         "        vec = gaussian(rng, s, (count, 1, self.dim)).repeat(self.models, axis=1)",
         (*JOINT, "tests/privacy/test_local.py"),
     ),

@@ -1,7 +1,8 @@
 """Mutation check of the privacy tests: plant each bug of ``sims/privacy_mutants.py``, run its tests, report.
 
 For every mutant (one exact text replacement in one file) the script runs the mutant's tests that carry the
-``privacy`` marker (``pytest -m privacy`` on the mutant's paths) on a temporary copy of the project with the bug planted, and records which tests failed (killed it) and how long it took.
+``privacy`` marker (``pytest -m privacy`` on the mutant's paths) on a temporary copy of the project with the
+bug planted, and records which tests failed (killed it) and how long it took.
 The working tree is never modified: the copy lives in a temporary directory and each mutated file is restored
 in a ``finally`` block before the next mutant. Before anything runs, every mutant's old text must occur
 exactly once in the current tree, otherwise the script stops and names each mutant whose text went missing

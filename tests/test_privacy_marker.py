@@ -1,8 +1,8 @@
 """The privacy tests are one marked set (issue 39 item 1): ``pytest -m privacy`` runs them wherever they live.
 
-Checked on the files' text (no collection, so it costs milliseconds): the marker is registered; every test file
-under tests/privacy and tests/audit is marked as a whole; every file or folder a privacy mutant runs holds marked tests;
-the mutation script selects with ``-m privacy``.
+Checked on the files' text (no collection, so it costs milliseconds): the marker is registered; every test
+file under tests/privacy and tests/audit is marked as a whole; every file or folder a privacy mutant runs
+holds marked tests; the mutation script selects with ``-m privacy``.
 """
 
 from __future__ import annotations

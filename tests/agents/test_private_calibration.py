@@ -184,18 +184,19 @@ def test_dphdb_selection_noise_has_the_stated_scale(compiled: bool) -> None:
 
 def _hdb_vertices_at_steps(sampler: str, radius: float, K: int = 64, copies: int = 160
                            ) -> tuple[dict[int, np.ndarray], dict[int, float], float]:
-    """Steps 1, 2 and 3 of every arm of DP-HDB on its compiled path (warm-up 1, then two all-zero rounds: every
-    arm steps on (0, zeta(0)) or on x = 0, where the direction only decays, d_t = t/(t+1) d_{t-1}). Step 1 on
-    x = 1, reward 1 gives d_1 = -1/2, so d_2 = -1/3, d_3 = -1/4: the vertex +r e_1 scores r d_t, -r e_1 scores
-    -r d_t (gap 2 r |d_t|). Returns per step whether +r e_1 won (read from theta: v_t = (t+1) theta_t - t
-    theta_{t-1}), per step the gap, and b_1 from line 8 (the numpy path's formula, not the kernel)."""
+    """Steps 1, 2 and 3 of every arm of DP-HDB on its compiled path (warm-up 1, then two all-zero rounds:
+    every arm steps on (0, zeta(0)) or on x = 0, where the direction only decays, d_t = t/(t+1) d_{t-1}).
+    Step 1 on x = 1, reward 1 gives d_1 = -1/2, so d_2 = -1/3, d_3 = -1/4: the vertex +r e_1 scores r d_t,
+    -r e_1 scores -r d_t (gap 2 r |d_t|). Returns per step whether +r e_1 won (read from theta: v_t = (t+1)
+    theta_t - t theta_{t-1}), per step the gap, and b_1 from line 8 (the numpy path's formula, not the
+    kernel)."""
     from dpbandit.optim.pofw import line8_scale
 
     template = DPHDB(K, 1, rng=np.random.default_rng(0), horizon=K + 2, epsilon=800.0, delta=1e-6, warmup=1,
                      radius=radius, vertex_sampler=sampler)
     bank = template.bank
-    b_1 = float(line8_scale(np.ones(1), radius=bank.radius, smoothness=bank.smoothness, lipschitz=bank.lipschitz,
-                            privacy=bank.privacy_calibration)[0])
+    b_1 = float(line8_scale(np.ones(1), radius=bank.radius, smoothness=bank.smoothness,
+                            lipschitz=bank.lipschitz, privacy=bank.privacy_calibration)[0])
     wins: dict[int, list[np.ndarray]] = {1: [], 2: [], 3: []}
     for rng in np.random.default_rng(98).spawn(copies):
         agent = copy.deepcopy(template)

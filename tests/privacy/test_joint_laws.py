@@ -1,12 +1,12 @@
-"""Joint laws of the noise (issue 39 item 2): coordinates and blocks that the mechanisms promise independent noise.
+"""Joint laws of the noise (issue 39 item 2): coordinates and blocks promised independent noise.
 
 The marginal tests (tests/privacy/test_local.py, test_vector_sum.py, tests/agents/test_trust_agents.py) check
 each coordinate's own law. A mechanism that draws one number and gives it to several coordinates (or to every
 arm block of a disjoint report) keeps every marginal right, but the differences between those coordinates are
 then exact and epsilon is infinite. Here the noise each object draws through its public API is standardised
 coordinate by coordinate and every pair must be uncorrelated: with ``N`` draws a correlation has standard
-deviation ``1/sqrt(N)``, the threshold is 6 of them (Bonferroni-safe over the pairs tested: a false alarm needs a
-6-sigma event; the seeds are fixed), while a shared draw gives 1 and the helper's own check plants a
+deviation ``1/sqrt(N)``, the threshold is 6 of them (Bonferroni-safe over the pairs tested: a false alarm
+needs a 6-sigma event; the seeds are fixed), while a shared draw gives 1 and the helper's own check plants a
 correlation of 0.99 and sees it. Where blocks are the unit (the arm blocks of a disjoint report), the
 difference of two blocks must also carry ``sqrt(2) sigma`` (halved and doubled rejected).
 """
@@ -55,9 +55,10 @@ def test_the_check_sees_a_correlation_of_0_99() -> None:
         assert_uncorrelated(np.repeat(z[:, :1], 6, axis=1), "one draw")
 
 
-def _local_noise(models: int, draws: int, seed: int) -> tuple[LocalGaussianRandomizer, np.ndarray, np.ndarray]:
-    """``draws`` reports of x = 0, r = 0 (pure noise) through ``randomize``: Gram ``(N, models, d, d)``, vector
-    ``(N, models, d)``."""
+def _local_noise(models: int, draws: int, seed: int
+                 ) -> tuple[LocalGaussianRandomizer, np.ndarray, np.ndarray]:
+    """``draws`` reports of x = 0, r = 0 (pure noise) through ``randomize``: Gram ``(N, models, d, d)``,
+    vector ``(N, models, d)``."""
     rand = LocalGaussianRandomizer(dim=3, feature_bound=1.0, reward_bound=1.0, epsilon=1.0, delta=1e-4,
                                    models=models)
     rng = np.random.default_rng(seed)
@@ -66,25 +67,25 @@ def _local_noise(models: int, draws: int, seed: int) -> tuple[LocalGaussianRando
 
 
 def _coordinates(gram: np.ndarray, vec: np.ndarray) -> np.ndarray:
-    """The free coordinates of a report, one row per draw: upper triangle (with the diagonal) of every
-    block's Gram, then every block's vector."""
+    """The free coordinates of a report, one row per draw: upper triangle (with the diagonal) of every block's
+    Gram, then every block's vector."""
     iu = np.triu_indices(gram.shape[-1])
     return np.concatenate([gram[..., iu[0], iu[1]].reshape(len(gram), -1), vec.reshape(len(vec), -1)], axis=1)
 
 
 @pytest.mark.parametrize("models", [1, 3])
 def test_coordinates_of_one_local_report_are_independent(models: int) -> None:
-    """(x x^T, x r) gets one isotropic Gaussian in Frobenius geometry: every free coordinate of every block its
-    own draw (the Gram's lower triangle mirrors the upper one, nothing else repeats)."""
+    """(x x^T, x r) gets one isotropic Gaussian in Frobenius geometry: every free coordinate of every block
+    its own draw (the Gram's lower triangle mirrors the upper one, nothing else repeats)."""
     _, gram, vec = _local_noise(models, 1500, 1)
     assert np.array_equal(gram, np.swapaxes(gram, -1, -2))
     assert_uncorrelated(_coordinates(gram, vec), f"local report, {models} model(s)")
 
 
 def test_arm_blocks_of_a_disjoint_local_report_are_independent_and_their_difference_has_sqrt2_sigma() -> None:
-    """Disjoint form (3 arm blocks): the blocks carry independent noise, so the difference of two blocks' vector
-    entries and Gram diagonals has std sqrt(2) sigma (0 if one draw served every block), the off-diagonal
-    Gram entries' difference sigma (each sigma / sqrt 2)."""
+    """Disjoint form (3 arm blocks): the blocks carry independent noise, so the difference of two blocks'
+    vector entries and Gram diagonals has std sqrt(2) sigma (0 if one draw served every block), the
+    off-diagonal Gram entries' difference sigma (each sigma / sqrt 2)."""
     rand, gram, vec = _local_noise(3, 1500, 2)
     sigma = rand.sigma
     iu = np.triu_indices(3, 1)
@@ -98,8 +99,8 @@ def test_arm_blocks_of_a_disjoint_local_report_are_independent_and_their_differe
 
 
 def test_coordinates_of_one_vector_sum_report_are_independent() -> None:
-    """P_Vec: each of the m = d(d+1)/2 + d coordinates gets its own Bin(b, p) (and rounding coin). At x = 0 and
-    g even every coordinate's scaled value is an integer (no rounding), so the report's deviation is the
+    """P_Vec: each of the m = d(d+1)/2 + d coordinates gets its own Bin(b, p) (and rounding coin). At x = 0
+    and g even every coordinate's scaled value is an integer (no rounding), so the report's deviation is the
     binomial noise alone: uncorrelated across coordinates, each of std width / g sqrt(b p (1 - p))."""
     rand = VectorSumRandomizer(3, 1.0, 1.0, batch=10, levels=8, trials=40)
     rng = np.random.default_rng(3)

@@ -166,15 +166,16 @@ REFUSED = [  # (x, reward, parameter named): past a bound in a negative directio
 def _randomizers():
     from dpbandit.privacy.vector_sum import VectorSumRandomizer
 
-    return [LocalGaussianRandomizer(2, 1.0, 1.0, 1.0, 1e-4), LocalGaussianRandomizer(2, 1.0, 1.0, 1.0, 1e-4, models=3),
+    return [LocalGaussianRandomizer(2, 1.0, 1.0, 1.0, 1e-4),
+            LocalGaussianRandomizer(2, 1.0, 1.0, 1.0, 1e-4, models=3),
             VectorSumRandomizer(2, 1.0, 1.0, batch=5, levels=4, trials=20)]
 
 
 @pytest.mark.parametrize(("x", "reward", "bound"), REFUSED)
 def test_every_randomizer_refuses_negative_overruns(x: np.ndarray, reward: float, bound: str) -> None:
-    """Rewards below -R and feature rows past ||x|| <= L in a negative direction are errors naming the bound, in
-    every randomizer's public API (``check`` and ``randomize``; issue 39 item 4); exactly at -R and at norm L
-    in a negative direction they are accepted."""
+    """Rewards below -R and feature rows past ||x|| <= L in a negative direction are errors naming the
+    bound, in every randomizer's public API (``check`` and ``randomize``; issue 39 item 4); exactly at -R and
+    at norm L in a negative direction they are accepted."""
     rng = np.random.default_rng(0)
     for rand in _randomizers():
         with pytest.raises(ValueError, match=bound):

@@ -5,10 +5,10 @@
   ``second_moments`` pooled, diagonal (the public rule's choice for d > 2048) and none, each with and without
   intercepts (``intercept=True``: least squares on (1, x) with the ``sums`` block; ``"backfit"``: the
   ``predictions`` block). A fit that reads an exact batch statistic in one layout only is seen there.
-* The ``selection`` block's brute-force sensitivity with non-zero candidate offsets (the slopes' intercepts, the
-  per-arm constant's released means), in configurations that select, with and without the constant candidate:
-  a round's loss must stay in [0, 4 B^2] whatever the offsets, so the block moves by at most ``4 sqrt(M) B^2``
-  (attained). A loss clipped in the wrong place (slope and offset clipped apart) moves it 1.5x.
+* The ``selection`` block's brute-force sensitivity with non-zero candidate offsets (the slopes' intercepts,
+the per-arm constant's released means), in configurations that select, with and without the constant
+candidate: a round's loss must stay in [0, 4 B^2] whatever the offsets, so the block moves by at most ``4
+sqrt(M) B^2`` (attained). A loss clipped in the wrong place (slope and offset clipped apart) moves it 1.5x.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from dpbandit.agents.batched.private import PrivateAgent
 
 pytestmark = pytest.mark.privacy
 
-LAYOUTS = [(second, intercept) for second in ("pooled", "diag", "none") for intercept in (True, False, "backfit")]
+LAYOUTS = [(second, intercept) for second in ("pooled", "diag", "none")
+           for intercept in (True, False, "backfit")]
 
 
 @pytest.mark.parametrize(("second_moments", "intercept"), LAYOUTS)
@@ -48,8 +49,9 @@ def test_fixed_releases_give_the_same_carried_state_in_every_layout(second_momen
         assert any(np.any(s[k] != 0) for s in recorded["states"] for k in ("theta", "intercept", "centres")
                    if k in s), "nothing learned"
         fresh = _run("private", second, monkeypatch)
-        assert any(any(not np.array_equal(s[k], t[k]) for k in s if k in t)
-                   for s, t in zip(recorded["states"], fresh["states"], strict=True)), "the streams do not differ"
+        pairs = zip(recorded["states"], fresh["states"], strict=True)
+        assert any(any(not np.array_equal(s[k], t[k]) for k in s if k in t) for s, t in pairs), \
+            "the streams do not differ"
         replayed = _run("private", second, monkeypatch, replay=recorded["releases"])
     assert replayed["replayed"] == len(recorded["releases"][0])
     for batch, (a, b) in enumerate(zip(recorded["states"], replayed["states"], strict=True)):
@@ -66,9 +68,9 @@ def test_fixed_releases_give_the_same_carried_state_in_every_layout(second_momen
 ])
 def test_selection_block_sensitivity_with_non_zero_offsets(options: dict) -> None:
     """Replace one user's record: the ``selection`` block moves by at most 4 sqrt(M) B^2 and reaches it, with
-    every candidate's offset non-zero (intercepts of +-B/2 for the slopes, released means at the range's ends for
-    the constant): each loss 0 on the first row, 4 B^2 when its context is reversed on an arm whose offset has
-    the other sign."""
+    every candidate's offset non-zero (intercepts of +-B/2 for the slopes, released means at the range's ends
+    for the constant): each loss 0 on the first row, 4 B^2 when its context is reversed on an arm whose offset
+    has the other sign."""
     K, d = 3, 5
     agent = PrivateAgent(K, d, rng=np.random.default_rng(0), horizon=100, **options)
     assert agent.selecting
