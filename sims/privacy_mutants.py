@@ -84,6 +84,14 @@ LOCAL = ("tests/privacy/test_local.py", "tests/agents/test_trust_agents.py")
 SHUFFLE = ("tests/privacy/test_shuffle.py", "tests/agents/test_trust_agents.py")
 VECTOR_SUM = ("tests/privacy/test_vector_sum.py", "tests/agents/test_trust_agents.py")
 
+# issue 39: the privacy tests as one marked set; joint laws, exact small cases, boundaries, private's layouts,
+# laws at every radius and step (every run selects with ``-m privacy``: only marked tests can kill)
+TRUST = ("tests/agents/test_trust_agents.py",)
+JOINT = ("tests/privacy/test_joint_laws.py",)
+EXACT = ("tests/privacy/test_exact_small_cases.py",)
+LAYOUTS = ("tests/agents/batched/test_private_layouts.py",)
+HDB_STEPS = ("tests/agents/test_private_calibration.py", "tests/agents/test_fast_paths.py")
+
 MUTANTS: tuple[Mutant, ...] = (
     # ------------------------------------------------------------ noise samplers and regularity
     Mutant(
@@ -879,5 +887,211 @@ MUTANTS: tuple[Mutant, ...] = (
         "self._portfolio_offsets(self._shrink(R / Nr + self._rewards / max(self.batch_size, 1), "
         "self._score_sd**2))",
         POSTPROCESSING,
+    ),
+    # ------------------------------------------------------------ issue 39 (killed by -m privacy tests only)
+    # gap 1: privacy tests outside the privacy folders (the issue's three plus the two of gap 6 below)
+    Mutant(
+        "issue39-vec-agent-calibrates-without-the-reward-vector",
+        "dpbandit/agents/trust/shuffle.py",
+        "calibrate_vector_sum(eps, delta, self.batch, levels, coordinate_count(feature_dim))",
+        "calibrate_vector_sum(eps, delta, self.batch, levels, coordinate_count(feature_dim) - feature_dim)",
+        (*TRUST, *JOINT),
+    ),
+    Mutant(
+        "issue39-dphdb-compiled-scale1-of-step-two",
+        "dpbandit/agents/dphdb.py",
+        "scale1 = float(line8_scale(np.ones(1),",
+        "scale1 = float(line8_scale(np.full(1, 2.0),",
+        HDB_STEPS,
+    ),
+    Mutant(
+        "issue39-local-agent-randomizer-at-twice-epsilon",
+        "dpbandit/agents/trust/local.py",
+        "feature_dim, self.feature_bound, self.reward_bound, self.epsilon, self.delta,",
+        "feature_dim, self.feature_bound, self.reward_bound, 2.0 * self.epsilon, self.delta,",
+        TRUST,
+    ),
+    Mutant(  # ours (item 1): private-etc's privacy tests live in tests/agents/batched/test_etc.py
+        "issue39-etc-sums-sensitivity-halved",
+        "dpbandit/agents/batched/etc.py",
+        'return {"sums": 2.0 * self.clipping.reward_clip}',
+        'return {"sums": self.clipping.reward_clip}',
+        ("tests/agents/batched/test_etc.py",),
+    ),
+    Mutant(  # ours (item 1): DP-UCB's pins live in tests/agents/test_dpucb.py and test_private_calibration.py
+        "issue39-dpucb-sensitivity-drops-the-reward",
+        "dpbandit/agents/dpucb.py",
+        "self.sensitivity = self.feature_bound**2 + self.reward_bound**2",
+        "self.sensitivity = self.feature_bound**2",
+        ("tests/agents/test_dpucb.py", "tests/agents/test_private_calibration.py"),
+    ),
+    # gap 2: one draw shared by coordinates or blocks (right marginals)
+    Mutant(
+        "issue39-vec-one-binomial-for-every-coordinate",
+        "dpbandit/privacy/vector_sum.py",
+        "rng.binomial(self.trials, self.p, u.shape)",
+        "rng.binomial(self.trials, self.p, u.shape[:-1] + (1,))",
+        (*JOINT, "tests/privacy/test_vector_sum.py"),
+    ),
+    Mutant(
+        "issue39-local-arm-blocks-share-one-draw",
+        "dpbandit/privacy/local.py",
+        "gram = symmetric_gaussian(rng, s / math.sqrt(2.0), self.dim, size=(count, self.models))\n"
+        "        vec = gaussian(rng, s, (count, self.models, self.dim))",
+        "gram = symmetric_gaussian(rng, s / math.sqrt(2.0), self.dim, size=(count, 1))"
+        ".repeat(self.models, axis=1)\n"
+        "        vec = gaussian(rng, s, (count, 1, self.dim)).repeat(self.models, axis=1)",
+        (*JOINT, "tests/privacy/test_local.py"),
+    ),
+    Mutant(  # ours
+        "issue39-local-vector-noise-is-the-gram-diagonal",
+        "dpbandit/privacy/local.py",
+        "vec = gaussian(rng, s, (count, self.models, self.dim))",
+        "vec = np.diagonal(gram, axis1=-2, axis2=-1).copy()",
+        (*JOINT, "tests/privacy/test_local.py"),
+    ),
+    Mutant(  # ours
+        "issue39-local-vector-coordinates-share-one-draw",
+        "dpbandit/privacy/local.py",
+        "vec = gaussian(rng, s, (count, self.models, self.dim))",
+        "vec = gaussian(rng, s, (count, self.models, 1)).repeat(self.dim, axis=2)",
+        (*JOINT, "tests/privacy/test_local.py"),
+    ),
+    # gap 3: accounting errors visible only in small cases
+    Mutant(
+        "issue39-shuffle-clone-count-one-user-more",
+        "dpbandit/privacy/shuffle.py",
+        "pmf = stats.binom.pmf(every, n - 1, p_clone)",
+        "pmf = stats.binom.pmf(every, n, p_clone)",
+        (*EXACT, "tests/privacy/test_shuffle.py"),
+    ),
+    Mutant(
+        "issue39-vec-tail-charged-once",
+        "dpbandit/privacy/vector_sum.py",
+        "budget = delta - coordinates * left_out",
+        "budget = delta - left_out",
+        (*EXACT, "tests/privacy/test_vector_sum.py"),
+    ),
+    Mutant(
+        "issue39-cache-read-back-one-percent-tolerance",
+        "dpbandit/privacy/accounting.py",
+        "meets=lambda z: _epsilon_at(make_event, z, delta, accountant, relation) <= epsilon,",
+        "meets=lambda z: _epsilon_at(make_event, z, delta, accountant, relation) <= epsilon * 1.01,",
+        (*EXACT, "tests/privacy/test_calibration_cache.py"),
+    ),
+    Mutant(  # ours: the 2023 clone probability 2 / (e^eps0 + 1), not the one of FMT21 Theorem 3.2
+        "issue39-shuffle-clone-probability-of-the-2023-bound",
+        "dpbandit/privacy/shuffle.py",
+        "p_clone = math.exp(-eps0)",
+        "p_clone = 2.0 / (math.exp(eps0) + 1.0)",
+        (*EXACT, "tests/privacy/test_shuffle.py"),
+    ),
+    Mutant(  # ours
+        "issue39-shuffle-delta-bernoulli-at-half-eps0",
+        "dpbandit/privacy/shuffle.py",
+        "alpha = math.exp(eps0) / (math.exp(eps0) + 1.0)",
+        "alpha = math.exp(eps0 / 2) / (math.exp(eps0 / 2) + 1.0)",
+        (*EXACT, "tests/privacy/test_shuffle.py"),
+    ),
+    Mutant(  # ours
+        "issue39-vec-tail-upper-point-uncharged",
+        "dpbandit/privacy/vector_sum.py",
+        "stats.binom.sf(k[-1], trials, p))",
+        "stats.binom.sf(k[-1] + 1, trials, p))",
+        (*EXACT, "tests/privacy/test_vector_sum.py"),
+    ),
+    Mutant(  # ours
+        "issue39-cache-read-back-fifth-percent-tolerance",
+        "dpbandit/privacy/accounting.py",
+        "meets=lambda z: _epsilon_at(make_event, z, delta, accountant, relation) <= epsilon,",
+        "meets=lambda z: _epsilon_at(make_event, z, delta, accountant, relation) <= epsilon * 1.002,",
+        (*EXACT, "tests/privacy/test_calibration_cache.py"),
+    ),
+    # gap 4: boundaries
+    Mutant(
+        "issue39-local-sensitivity-branch-at-R-equals-L",
+        "dpbandit/privacy/local.py",
+        "if R**2 <= 2.0 * L**2:",
+        "if R <= L:",
+        ("tests/privacy/test_local.py",),
+    ),
+    Mutant(
+        "issue39-rewards-below-minus-R-accepted",
+        "dpbandit/privacy/local.py",
+        "if abs(reward) > reward_bound * (1 + 1e-12):",
+        "if reward > reward_bound * (1 + 1e-12):",
+        ("tests/privacy/test_local.py", "tests/privacy/test_vector_sum.py"),
+    ),
+    Mutant(  # ours
+        "issue39-feature-norm-ignores-negative-parts",
+        "dpbandit/privacy/local.py",
+        "norm = float(np.linalg.norm(x))",
+        "norm = float(np.linalg.norm(np.maximum(x, 0.0)))",
+        ("tests/privacy/test_local.py", "tests/privacy/test_vector_sum.py"),
+    ),
+    Mutant(  # ours
+        "issue39-local-sensitivity-branch-at-1.1",
+        "dpbandit/privacy/local.py",
+        "if R**2 <= 2.0 * L**2:",
+        "if R <= 1.1 * L:",
+        ("tests/privacy/test_local.py",),
+    ),
+    # gap 5: private's other layouts
+    Mutant(
+        "issue39-private-diag-fit-reads-exact-second-moments",
+        "dpbandit/agents/batched/private.py",
+        "second = released.get(self.second_moments, 0.0)",
+        'second = self._second if self.second_moments == "diag" else released.get(self.second_moments, 0.0)',
+        (*LAYOUTS, *POSTPROCESSING),
+    ),
+    Mutant(
+        "issue39-private-selection-offsets-clipped-apart",
+        "dpbandit/agents/batched/private.py",
+        "predicted = np.clip(slope + self._offsets[name][models], -B, B)",
+        "predicted = np.clip(slope, -B, B) + np.clip(self._offsets[name][models], -B, B)",
+        (*LAYOUTS, *PRIVATE),
+    ),
+    Mutant(  # ours
+        "issue39-private-intercept-fit-reads-exact-sums",
+        "dpbandit/agents/batched/private.py",
+        'acc["x"] += w * released["sums"]',
+        'acc["x"] += w * self._sums',
+        (*LAYOUTS, *POSTPROCESSING),
+    ),
+    Mutant(  # ours
+        "issue39-private-fit-reads-exact-squares",
+        "dpbandit/agents/batched/private.py",
+        'acc["rr"] += w * released["squares"]',
+        'acc["rr"] += w * self._squares',
+        (*LAYOUTS, *POSTPROCESSING),
+    ),
+    # gap 6: laws at one radius and one step
+    Mutant(
+        "issue39-topdown-lmo-drops-the-radius",
+        "dpbandit/optim/pofw.py",
+        "index = report_noisy_min_topdown(rng, radius * direction, scale, mirrored=True)",
+        "index = report_noisy_min_topdown(rng, direction, scale, mirrored=True)",
+        ("tests/privacy/test_topdown.py",),
+    ),
+    Mutant(
+        "issue39-hdb-kernel-draws-the-next-steps-scale",
+        "dpbandit/agents/kernels/hdb.py",
+        "scale = scale1 / math.sqrt(t)",
+        "scale = scale1 / math.sqrt(t + 1)",
+        HDB_STEPS,
+    ),
+    Mutant(  # ours
+        "issue39-hdb-kernel-drops-the-radius",
+        "dpbandit/agents/kernels/hdb.py",
+        "scores[j] = radius * direction[i, j] / scale",
+        "scores[j] = direction[i, j] / scale",
+        HDB_STEPS,
+    ),
+    Mutant(  # ours
+        "issue39-hdb-kernel-draws-the-previous-steps-scale",
+        "dpbandit/agents/kernels/hdb.py",
+        "scale = scale1 / math.sqrt(t)",
+        "scale = scale1 / math.sqrt(max(t - 1, 1))",
+        HDB_STEPS,
     ),
 )

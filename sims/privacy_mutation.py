@@ -1,7 +1,8 @@
 """Mutation check of the privacy tests: plant each bug of ``sims/privacy_mutants.py``, run its tests, report.
 
-For every mutant (one exact text replacement in one file) the script runs the mutant's tests on a temporary
-copy of the project with the bug planted, and records which tests failed (killed it) and how long it took.
+For every mutant (one exact text replacement in one file) the script runs the mutant's tests that carry the
+``privacy`` marker (``pytest -m privacy`` on the mutant's paths) on a temporary copy of the project with the
+bug planted, and records which tests failed (killed it) and how long it took.
 The working tree is never modified: the copy lives in a temporary directory and each mutated file is restored
 in a ``finally`` block before the next mutant. Before anything runs, every mutant's old text must occur
 exactly once in the current tree, otherwise the script stops and names each mutant whose text went missing
@@ -87,9 +88,12 @@ def copy_project(dest: Path) -> None:
 
 
 def run_tests(copy: Path, tests: tuple[str, ...], workers: int) -> tuple[int, list[str], str]:
-    """Run pytest on ``tests`` inside ``copy``; returns (exit code, failed/errored node ids, output)."""
+    """Run the privacy tests (``-m privacy``) among ``tests`` inside ``copy``; returns (exit code, failed/errored
+    node ids, output). Only tests marked ``privacy`` can kill a mutant; a mutant's paths narrow the run for time
+    (killed by a subset of ``pytest -m privacy`` means killed by the set)."""
     env = {**os.environ, "PYTHONPATH": str(copy)}
-    cmd = [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", "-n", str(workers), *tests]
+    cmd = [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", "-n", str(workers),
+           "-m", "privacy", *tests]
     proc = subprocess.run(cmd, cwd=copy, env=env, capture_output=True, text=True)
     out = proc.stdout + proc.stderr
     failed = sorted({m.group(2) for m in re.finditer(r"^(FAILED|ERROR) (\S+)", out, flags=re.M)})

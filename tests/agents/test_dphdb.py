@@ -29,6 +29,7 @@ def _play(agent: DPHDB, env, rounds: int, seed: int = 0, on_round=None) -> np.nd
     return regret
 
 
+@pytest.mark.privacy
 def test_synthetic_updates_reach_every_unpulled_arm_every_round():
     K, t0, T = 3, 5, 200
     env = _env(T, n_arms=K, dim=8, sparsity=2)
@@ -94,6 +95,7 @@ def test_noise_off_learns_and_privacy_is_none():
     assert second < 0.5 * first
 
 
+@pytest.mark.privacy
 def test_privacy_reports_joint_and_paper_calibrations():
     joint = DPHDB(2, 50, rng=np.random.default_rng(0), horizon=10_000).privacy
     assert joint.calibration == "accountant" and "JDP" in joint.relation
@@ -126,6 +128,7 @@ def test_validation():
         agent.act(np.array([2.0, 0.0, 0.0]))
 
 
+@pytest.mark.privacy
 def test_vertex_sampler_auto_draws_top_down_from_dimension_1000_and_keeps_the_per_vertex_stream_below():
     from dpbandit.agents.dphdb import TOPDOWN_MIN_DIM
 

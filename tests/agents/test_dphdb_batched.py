@@ -42,6 +42,7 @@ def _epsilon(eps_q: float, n_q: int, eps_s: float, steps: int, delta: float) -> 
     return min(pld.get_epsilon(delta), rdp.get_epsilon(delta))
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize(("steps", "quantiles"), [(1, 0), (4, 2)])
 def test_calibration_inputs_pinned(steps, quantiles):
     T, eps, share = 10_000, 1.0, 0.1
@@ -63,6 +64,7 @@ def test_calibration_inputs_pinned(steps, quantiles):
     assert agent.temperature(512, 0.25) == pytest.approx(4 * 2.0 * 0.25 * 1.0 / (512 * b.eps_s), rel=1e-12)
 
 
+@pytest.mark.privacy
 def test_sensitivity_of_the_averaged_gradient_brute_force():
     """Replace one user: same arm moves g_k by <= 2 B C / n in l_inf; a switch moves two arms by <= B C / n."""
     rng = np.random.default_rng(3)
@@ -100,6 +102,7 @@ def _batch_agent(n_arms: int, **kwargs) -> BatchedDPHDB:
                         steps_per_batch=1, residual_quantile=None, context_quantile=None, **kwargs)
 
 
+@pytest.mark.privacy
 def test_drawn_vertex_choices_match_the_reported_temperature():
     """One batch of an agent with 20,000 identical arms: the vertices it draws vs P(v) ~ exp(-<g, v> / tau)."""
     K, n = 20_000, 64
@@ -123,6 +126,7 @@ def test_drawn_vertex_choices_match_the_reported_temperature():
     assert _epsilon(0.0, 0, eps_hat, 1, 1e-4) == pytest.approx(agent.privacy.epsilon, rel=0.1)
 
 
+@pytest.mark.privacy
 def test_drawn_quantile_choices_match_eps_q():
     agent = BatchedDPHDB(2, 2, rng=np.random.default_rng(2), horizon=10_000, epsilon=3.0)
     eps_q = agent.budget.eps_q
@@ -137,6 +141,7 @@ def test_drawn_quantile_choices_match_eps_q():
         assert (pvalue > 1e-3) if ok else (pvalue < 1e-6)
 
 
+@pytest.mark.privacy
 def test_each_user_enters_one_batch_and_play_block_equals_act_update():
     X, R, _ = _rounds(700, 1)
     a = BatchedDPHDB(2, 50, rng=np.random.default_rng(7), horizon=700, steps_per_batch=3)
@@ -161,6 +166,7 @@ def test_noise_off_learns_and_has_no_guarantee():
     assert regret.sum() < 0.1 * random_regret and regret[2000:].sum() < regret[:2000].sum()
 
 
+@pytest.mark.privacy
 def test_registry_cli_and_guarantee():
     assert agent_class("dphdb-batched") is BatchedDPHDB
     name, factory = parse_agent("dphdb-batched:steps_per_batch=2", {"epsilon": 0.5, "delta": 1e-5})

@@ -18,6 +18,7 @@ def _agent(**kw) -> DPHDBAuthorsCode:
     return DPHDBAuthorsCode(kw.pop("n_arms", 2), 6, **{k: v for k, v in base.items() if k != "n_arms"})
 
 
+@pytest.mark.privacy
 def test_registered_and_privacy_certifies_nothing():
     assert agent_class("dphdb-authors-code") is DPHDBAuthorsCode
     guarantee = _agent().privacy
@@ -26,6 +27,7 @@ def test_registered_and_privacy_certifies_nothing():
     assert "sign" in guarantee.notes and "without noise" in guarantee.notes
 
 
+@pytest.mark.privacy
 def test_noise_has_the_authors_scale_without_the_line8_factor():
     T, delta, eps, step = 10_000, 1e-4, 1.0, 99
     agent = _agent(epsilon=eps)

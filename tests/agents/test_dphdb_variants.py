@@ -30,6 +30,7 @@ def _rounds(horizon: int, seed: int):
 _FAITHFUL = {"joint": ("5ed26dc98bf1f07c", 1003), "paper": ("f0026444752d7bf9", 1013)}
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("calibration", ["joint", "paper"])
 @pytest.mark.parametrize("compiled", [False, True])
 def test_faithful_default_keeps_its_numbers(calibration, compiled):
@@ -47,6 +48,7 @@ def _line8(t, *, epsilon, delta, horizon, radius=2.0, beta=1.0, lipschitz=1.0):
     )
 
 
+@pytest.mark.privacy
 def test_exponential_calibration_inputs_pinned_from_the_formula():
     T, t0, K = 10_000, 120, 2
     agent = DPHDB(K, 50, rng=np.random.default_rng(0), horizon=T, selection="exponential", calibration="paper")
@@ -74,6 +76,7 @@ def _softmax(scores_over_temperature):
     return z / z.sum()
 
 
+@pytest.mark.privacy
 def test_exponential_selection_frequencies_match_the_reported_temperature():
     """Sampled vertex choices of the agent's own bank vs P(v) ~ exp(-<d, v> / b_1); b/2 and 2b rejected."""
     T = 1000
@@ -117,6 +120,7 @@ def test_bank_exponential_selection_with_explicit_multiplier():
     assert "exponential mechanism" in cal.guarantee("x").notes
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("epsilon", [1.0, 100.0])
 def test_exponential_variant_compiled_path_draws_the_numpy_paths_numbers(epsilon):
     """The kernel's Gumbel-max selection: same actions, iterates and generator state as the numpy path."""

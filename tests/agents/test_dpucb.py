@@ -67,6 +67,7 @@ def test_widths_come_from_the_cholesky_factor():
     np.testing.assert_allclose(variance, expected, rtol=1e-10)
 
 
+@pytest.mark.privacy
 def test_paper_constants():
     T, D = 10_000, 100
     agent = DPUCB(2, D, rng=np.random.default_rng(0), horizon=T, feature_bound=math.sqrt(50))
@@ -81,6 +82,7 @@ def test_paper_constants():
     assert agent.gamma == pytest.approx(sigma * math.sqrt(m / ups) * root)
 
 
+@pytest.mark.privacy
 def test_privacy_report_paper_and_accountant():
     paper = DPUCB(2, 20, rng=np.random.default_rng(0), horizon=1000).privacy
     assert paper.claimed_epsilon == 1.0 and paper.epsilon < 1.0 and "JDP" in paper.relation

@@ -39,6 +39,7 @@ def _chi2_variance_pvalue(x: np.ndarray, var: float) -> float:
     return 2 * min(cdf, 1 - cdf)
 
 
+@pytest.mark.privacy
 def test_one_user_moves_the_stacked_leaves_by_at_most_sqrt2_ltilde2() -> None:
     """The derivation of the module docstring, checked on random and extreme pairs of rounds."""
     rng = np.random.default_rng(0)
@@ -55,6 +56,7 @@ def test_one_user_moves_the_stacked_leaves_by_at_most_sqrt2_ltilde2() -> None:
     assert same == pytest.approx(math.sqrt(2) * ltilde2) and switched == pytest.approx(math.sqrt(2) * ltilde2)
 
 
+@pytest.mark.privacy
 def test_every_arm_gets_an_input_and_fresh_noise_every_round() -> None:
     T, d, K = 40, 3, 3
     X, R = _rounds(T, d, K)
@@ -72,6 +74,7 @@ def test_every_arm_gets_an_input_and_fresh_noise_every_round() -> None:
     assert agent.t == T and agent.noise_sums.shape == (T.bit_length(), K, exact.shape[1])
 
 
+@pytest.mark.privacy
 def test_trees_equal_the_reference_tree_aggregator_on_the_stacked_statistic() -> None:
     """Slow exact reference: TreeAggregator over the (K, P) leaves, zero for unpulled arms, same draws."""
     T, d, K = 75, 4, 3
@@ -106,6 +109,7 @@ def _zero_data_node_noise(agent: DisjointDPUCB, T: int) -> tuple[np.ndarray, np.
     return dG[..., rows, cols].ravel(), np.diagonal(dG, axis1=-2, axis2=-1).ravel(), dU.ravel()
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("calibration", ["paper", "accountant"])
 def test_sampled_node_noise_has_the_reported_std(calibration: str) -> None:
     T, d, K = 400, 4, 3
@@ -119,6 +123,7 @@ def test_sampled_node_noise_has_the_reported_std(calibration: str) -> None:
         assert _chi2_variance_pvalue(values, 4 * var) < ALPHA  # doubled noise is rejected
 
 
+@pytest.mark.privacy
 def test_calibration_inputs_pinned_from_the_derivation() -> None:
     """Sensitivity Ltilde^2 = L^2 + B^2, one stream (the stacked tree), T steps, depth bit_length(T)."""
     T, L, B, eps, delta = 1000, 2.0, 1.5, 1.0, 1e-3

@@ -40,6 +40,7 @@ def test_numba_reproduces_numpy_exponential_draws() -> None:
     np.testing.assert_array_equal(_numba_exponentials(np.random.default_rng(11), 40_000), expected)
 
 
+@pytest.mark.privacy
 def test_kernel_laplace_draws_equal_the_project_sampler() -> None:
     """The DP-HDB kernel's Lap(1) draws are noise.laplace's numbers and leave the stream in the same state."""
     fast, slow = np.random.default_rng(12), np.random.default_rng(12)
@@ -65,6 +66,7 @@ def _play_both(make, X: np.ndarray, R: np.ndarray, cuts: tuple[int, ...]):
     return fast, slow, fast_actions, slow_actions
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("sampler", ["per-vertex", "topdown"])
 def test_dphdb_compiled_equals_numpy_through_warmup_ties_and_block_edges(sampler) -> None:
     T, d, K = 1500, 12, 3
@@ -87,6 +89,7 @@ def test_dphdb_compiled_equals_numpy_through_warmup_ties_and_block_edges(sampler
     assert fast._tie_rng.random() == slow._tie_rng.random()
 
 
+@pytest.mark.privacy
 def test_dphdb_kernel_draws_two_exponentials_per_vertex_and_step() -> None:
     """The compiled path consumes exactly ``2 x 2d`` standard exponentials per arm step (the floor's count)."""
     T, d, K = 400, 7, 3
@@ -117,6 +120,7 @@ def test_linucb_compiled_equals_numpy_including_ties(cls) -> None:
     assert fast.rng.random() == slow.rng.random()
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("noise", [True, False])
 def test_disjoint_dpucb_compiled_equals_numpy_bit_for_bit_including_ties(noise: bool) -> None:
     T, d, K = 700, 5, 3
@@ -138,6 +142,7 @@ def test_disjoint_dpucb_compiled_equals_numpy_bit_for_bit_including_ties(noise: 
     assert fast._tie_rng.random() == slow._tie_rng.random()
 
 
+@pytest.mark.privacy
 def test_agents_without_kernel_play_blocks_through_act_update() -> None:
     T, d, K = 60, 3, 2
     X, R = _rounds(T, d, K)
@@ -160,6 +165,7 @@ def test_block_input_is_validated() -> None:
         LinUCB(2, 3, rng=np.random.default_rng(0)).play_block(np.zeros((2, 3)), np.zeros((3, 2)))
 
 
+@pytest.mark.privacy
 def test_cumulative_tree_reuses_the_same_draws_and_agrees_to_rounding() -> None:
     T, D = 77, 4
     z = np.random.default_rng(1).normal(size=(T, D, D))

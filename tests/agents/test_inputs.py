@@ -76,6 +76,7 @@ def test_dphdb_compiled_path_rejects_nan_before_playing_any_round() -> None:
 
 
 # -- tiny and huge budgets -----------------------------------------------------------------------------------
+@pytest.mark.privacy
 def test_dphdb_tiny_epsilon_is_an_error_naming_epsilon_and_a_bound() -> None:
     """``dpbandit run --agents dphdb --epsilon 1e-9 --horizon 100`` crashed inside numba (t0 ~ 1e19 overflowed
     int64); the accountant cannot state a guarantee at that budget, so it is now an error before any round."""
@@ -102,6 +103,7 @@ def test_dphdb_warm_up_filling_the_horizon_warns_and_runs_identically_on_both_pa
     assert set(compiled) == {0}  # forced sampling of arm 0 for the whole horizon
 
 
+@pytest.mark.privacy
 def test_accountant_calibrated_agents_reject_an_unresolvable_epsilon_before_any_round() -> None:
     with pytest.raises(ValueError, match=r"larger epsilon=0\.001 for BatchedPeeling.*use epsilon >= 0\.01"):
         BatchedPeeling(2, 50, rng=np.random.default_rng(0), horizon=10_000, epsilon=1e-3)
@@ -113,6 +115,7 @@ def test_accountant_calibrated_agents_reject_an_unresolvable_epsilon_before_any_
 
 
 # -- delta ---------------------------------------------------------------------------------------------------
+@pytest.mark.privacy
 def test_default_delta_is_below_one_over_the_number_of_users() -> None:
     assert default_delta(100) == 1e-5 and default_delta(10_000) == 1e-5 and default_delta(10**5) == 1e-6
     for T in (2, 100, 10**4, 10**6):
@@ -121,6 +124,7 @@ def test_default_delta_is_below_one_over_the_number_of_users() -> None:
         default_delta(0)
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("cls", BATCHED)
 def test_batched_agents_use_the_shared_default_and_warn_above_one_over_T(cls) -> None:
     """(``noise=False`` skips the calibration, not the delta; the default is checked calibrated as well.)"""
@@ -137,6 +141,7 @@ def test_batched_agents_use_the_shared_default_and_warn_above_one_over_T(cls) ->
         _make(cls, horizon=100, delta=1.0)
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize(("cls", "options"), [(DPHDB, {"warmup": 3}), (DPUCB, {}), (DisjointDPUCB, {})])
 def test_faithful_agents_keep_their_papers_delta_and_warn_above_one_over_T(cls, options) -> None:
     with warnings.catch_warnings():

@@ -15,6 +15,8 @@ from dpbandit.agents.dphdb import DPHDB
 from dpbandit.agents.dpucb import DPUCB
 from dpbandit.audit.drawn import gaussian_scale_pvalues, only_stated_scale_fits, selection_pvalues
 
+pytestmark = pytest.mark.privacy
+
 
 # ---------------------------------------------------------------- DP-UCB (Shariff and Sheffet 2018, Sec 4.2)
 def _ucb_sigma(calibration: str, *, T: int, eps: float, delta: float, L: float, B: float) -> float:
@@ -178,3 +180,60 @@ def test_dphdb_selection_noise_has_the_stated_scale(compiled: bool) -> None:
     wins, gap, b_1 = _hdb_first_steps(compiled)
     pvalues = selection_pvalues(wins, np.full(wins.size, gap / b_1))
     assert only_stated_scale_fits(pvalues), pvalues
+
+
+def _hdb_vertices_at_steps(sampler: str, radius: float, K: int = 64, copies: int = 160
+                           ) -> tuple[dict[int, np.ndarray], dict[int, float], float]:
+    """Steps 1, 2 and 3 of every arm of DP-HDB on its compiled path (warm-up 1, then two all-zero rounds:
+    every arm steps on (0, zeta(0)) or on x = 0, where the direction only decays, d_t = t/(t+1) d_{t-1}).
+    Step 1 on x = 1, reward 1 gives d_1 = -1/2, so d_2 = -1/3, d_3 = -1/4: the vertex +r e_1 scores r d_t,
+    -r e_1 scores -r d_t (gap 2 r |d_t|). Returns per step whether +r e_1 won (read from theta: v_t = (t+1)
+    theta_t - t theta_{t-1}), per step the gap, and b_1 from line 8 (the numpy path's formula, not the
+    kernel)."""
+    from dpbandit.optim.pofw import line8_scale
+
+    template = DPHDB(K, 1, rng=np.random.default_rng(0), horizon=K + 2, epsilon=800.0, delta=1e-6, warmup=1,
+                     radius=radius, vertex_sampler=sampler)
+    bank = template.bank
+    b_1 = float(line8_scale(np.ones(1), radius=bank.radius, smoothness=bank.smoothness,
+                            lipschitz=bank.lipschitz, privacy=bank.privacy_calibration)[0])
+    wins: dict[int, list[np.ndarray]] = {1: [], 2: [], 3: []}
+    for rng in np.random.default_rng(98).spawn(copies):
+        agent = copy.deepcopy(template)
+        agent.bank.rng = rng
+        thetas = [np.zeros(K)]
+        agent.play_block(np.ones((K, 1)), np.eye(K), compiled=True)
+        thetas.append(agent.bank.theta[:, 0].copy())
+        for _ in range(2):
+            agent.play_block(np.zeros((1, 1)), np.zeros((1, K)), compiled=True)
+            thetas.append(agent.bank.theta[:, 0].copy())
+        assert np.all(agent.step_counts == 3)
+        for t in (1, 2, 3):
+            vertex = (t + 1) * thetas[t] - t * thetas[t - 1]
+            assert np.allclose(np.abs(vertex), radius)
+            wins[t].append(vertex > 0)
+    gaps = {t: 2.0 * radius * 0.5 * 2.0 / (t + 1) for t in (1, 2, 3)}  # 2 r |d_t|, |d_t| = 1 / (t + 1)
+    return {t: np.concatenate(w) for t, w in wins.items()}, gaps, b_1
+
+
+def _win_z(wins: np.ndarray, u: float) -> float:
+    """z statistic of the win count against two Laplace candidates ``u = gap / b`` apart."""
+    from dpbandit.audit.drawn import two_laplace_win_probability
+
+    p = float(two_laplace_win_probability(np.array([u]))[0])
+    return (float(wins.sum()) - wins.size * p) / math.sqrt(wins.size * p * (1 - p))
+
+
+@pytest.mark.parametrize("sampler", ["per-vertex", "topdown"])
+def test_dphdb_compiled_selection_scale_at_steps_1_2_3(sampler: str) -> None:
+    """The compiled kernel's Laplace scale at step t is b_t = b_1 / sqrt(t) (line 8), at steps 1, 2 and 3 and
+    radius 2, with both vertex samplers: the win frequency of the better vertex fits b_t and rejects the
+    neighbouring steps' scales b_{t+1} and b_{t-1} (a kernel drawing step t+1's scale at step t is 1.22x
+    less private at t = 2; issue 39 item 6)."""
+    wins, gaps, b_1 = _hdb_vertices_at_steps(sampler, 2.0)
+    for t in (1, 2, 3):
+        u = gaps[t] / (b_1 / math.sqrt(t))
+        assert abs(_win_z(wins[t], u)) < 3.3, (t, _win_z(wins[t], u))
+        for other in (t - 1, t + 1):
+            if other >= 1:
+                assert abs(_win_z(wins[t], gaps[t] / (b_1 / math.sqrt(other)))) > 3.3, (t, other)

@@ -70,6 +70,7 @@ def added_noise(agent, rounds: int, rng: np.random.Generator) -> np.ndarray:
     return np.concatenate([diag.ravel(), noise_u.ravel(), math.sqrt(2.0) * noise_g[:, iu[0], iu[1]].ravel()])
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("name", NAMES)
 def test_noise_each_agent_adds_has_the_calibrated_scale(name: str) -> None:
     """40 agents (3 reports per user, D = 4), 30 rounds each: the noise in their statistics has per-entry
@@ -87,6 +88,7 @@ def test_noise_each_agent_adds_has_the_calibrated_scale(name: str) -> None:
     assert only_stated_scale_fits(gaussian_scale_pvalues(np.concatenate(samples), np.concatenate(sigmas)))
 
 
+@pytest.mark.privacy
 def test_the_shuffle_agent_refits_only_at_the_end_of_a_batch() -> None:
     agent = build("shuffle-linucb", batch=25)
     rng = np.random.default_rng(2)
@@ -100,6 +102,7 @@ def test_the_shuffle_agent_refits_only_at_the_end_of_a_batch() -> None:
     assert agent.published == 75 and agent.pending == 0
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("name", NAMES)
 def test_a_user_above_reports_per_user_is_an_error(name: str) -> None:
     agent = build(name, reports_per_user=2)
@@ -112,6 +115,7 @@ def test_a_user_above_reports_per_user_is_an_error(name: str) -> None:
         agent.update(obs, 0, 0.5, user_id=7)
 
 
+@pytest.mark.privacy
 def test_by_default_a_returning_user_is_several_reports_and_user_epsilon_is_inf() -> None:
     agent = build("ldp-linucb")
     obs = observation(agent, np.random.default_rng(5))
@@ -122,6 +126,7 @@ def test_by_default_a_returning_user_is_several_reports_and_user_epsilon_is_inf(
     assert capped.user_epsilon == capped.epsilon and capped.max_rounds_per_user == 3
 
 
+@pytest.mark.privacy
 def test_stated_guarantees() -> None:
     """Local: the PLD epsilon at the drawn sigma is the claim, trust model local. Shuffle: the central epsilon
     is the numerical clone bound at the drawn local epsilon, below the local epsilon of a report."""
@@ -158,6 +163,7 @@ def test_huge_dimension_refuses_at_construction_with_the_memory() -> None:
         agent_class("ldp-linucb-disjoint")(10, 5000, rng=np.random.default_rng(0), horizon=100)
 
 
+@pytest.mark.privacy
 def test_horizon_is_required_and_rows_above_the_feature_bound_are_errors() -> None:
     with pytest.raises(ValueError, match="horizon"):
         agent_class("ldp-linucb")(K, D, rng=np.random.default_rng(0))
@@ -175,6 +181,7 @@ def vec_noise_in_units(agent, rounds: int, rng: np.random.Generator) -> np.ndarr
     return np.concatenate([noise_g[0][iu], noise_u[0] / 2.0])
 
 
+@pytest.mark.privacy
 def test_vector_sum_noise_the_agent_adds_has_the_calibrated_scale() -> None:
     """40 agents (D = 3, batch 10, 3 reports per user): b calibrated here for (epsilon/3, delta/3) at
     g = ceil(max(2 sqrt 10, 3, 4)) = 7 and 3*4/2 + 3 = 9 coordinates; the drawn noise has std
@@ -194,6 +201,7 @@ def test_vector_sum_noise_the_agent_adds_has_the_calibrated_scale() -> None:
     assert only_stated_scale_fits(gaussian_scale_pvalues(np.concatenate(samples), sigma))
 
 
+@pytest.mark.privacy
 def test_vector_sum_agent_refits_per_batch_and_states_a_central_guarantee() -> None:
     agent = build("shuffle-vec-linucb", batch=25, epsilon=1.0, delta=1e-4)
     rng = np.random.default_rng(2)
@@ -211,6 +219,7 @@ def test_vector_sum_agent_refits_per_batch_and_states_a_central_guarantee() -> N
             .randomize(np.random.default_rng(0), np.zeros(D), 0.0, model=1)
 
 
+@pytest.mark.privacy
 def test_authors_calibration_is_opt_in_draws_their_noise_and_reports_their_claim_apart() -> None:
     """Default is certified. 'authors': the local report std is sqrt(ln(2.5/delta))/epsilon (8.97 at their
     eps 0.2, delta 0.1), which is what the agent draws; claimed_epsilon keeps their 0.2 while epsilon is what
@@ -234,6 +243,7 @@ def test_authors_calibration_is_opt_in_draws_their_noise_and_reports_their_claim
     assert not wide.holds and wide.epsilon > 4
 
 
+@pytest.mark.privacy
 def test_authors_shuffle_calibrations_are_not_certified_at_their_claim() -> None:
     """Their P_Amp noise at B = 20 (eps 0.2, delta 0.1, L = sqrt 2): the FMT21 bound certifies only ~6;
     their P_Vec count b = g^2 ln(d/delta)^2 / (eps^2 B) with p = 1/4: ~0.34 (our PLD), not 0.2."""

@@ -10,6 +10,7 @@ from dpbandit.agents import AGENTS, agent_class
 from dpbandit.privacy.guarantee import TRUST_MODELS, PrivacyGuarantee
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("name", sorted(AGENTS))
 def test_class_trust_model_matches_the_instance_guarantee(name: str) -> None:
     cls = agent_class(name)
@@ -22,6 +23,7 @@ def test_class_trust_model_matches_the_instance_guarantee(name: str) -> None:
         assert guarantee is not None and guarantee.trust_model == cls.trust_model
 
 
+@pytest.mark.privacy
 def test_guarantee_refuses_an_unknown_trust_model() -> None:
     with pytest.raises(ValueError, match="trust_model='curator'"):
         PrivacyGuarantee("m", 1.0, 1e-5, 1.0, "replace-one", "pld", trust_model="curator")

@@ -8,6 +8,8 @@ import pytest
 import dpbandit.audit.batched_agents  # noqa: F401  (registers the cases)
 from dpbandit.audit.core import audit, make_case, registered
 
+pytestmark = pytest.mark.privacy
+
 
 def test_every_case_is_tested() -> None:
     assert sorted(registered("dpbandit.audit.batched_agents")) == [

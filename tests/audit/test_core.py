@@ -21,6 +21,8 @@ from dpbandit.audit import (
     registered,
 )
 
+pytestmark = pytest.mark.privacy
+
 N_RUNS = 200_000
 NAMES = sorted(registered("dpbandit.audit.mechanisms"))
 CASES = {name: make_case(name) for name in NAMES}  # built once (calibrations call dp_accounting)

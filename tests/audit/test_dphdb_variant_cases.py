@@ -8,6 +8,8 @@ import pytest
 import dpbandit.audit.dphdb_variants  # noqa: F401  (registers the cases)
 from dpbandit.audit import core as audit
 
+pytestmark = pytest.mark.privacy
+
 
 @pytest.mark.parametrize("mechanism", ["dphdb-em-selection", "dphdb-batched-vertex", "dphdb-batched-quantile"])
 def test_calibrated_passes_and_halved_noise_is_flagged(mechanism):

@@ -8,6 +8,8 @@ import pytest
 import dpbandit.audit.fliphat  # noqa: F401  (registers the cases)
 from dpbandit.audit.core import audit, make_case
 
+pytestmark = pytest.mark.privacy
+
 
 @pytest.mark.parametrize(("name", "verdict"), [("fliphat-peeling/calibrated", "pass"),
                                                ("fliphat-peeling/noise-halved", "FLAGGED")])

@@ -8,6 +8,8 @@ import pytest
 
 from dpbandit.audit import audit, load_cases, make_case, registered
 
+pytestmark = pytest.mark.privacy
+
 load_cases()
 MODULES = ("dpbandit.audit.agents", "dpbandit.audit.optimizers")
 NAMES = sorted(n for m in MODULES for n in registered(m))

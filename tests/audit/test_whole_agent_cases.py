@@ -16,6 +16,8 @@ from dpbandit.agents import AGENTS
 from dpbandit.audit import whole_agents as W
 from dpbandit.audit.core import audit, make_case, registered
 
+pytestmark = pytest.mark.privacy
+
 FAST_RUNS = 300
 #: The designs whose copy with a quarter of the noise ``FLAG_RUNS`` runs per side flag with a margin (lower
 #: bounds 3.0 to 4.3 at this seed, ``private-pooled`` 3.4 (2.7 to 3.7 on seeds 11 to 13); the others reach 1.4

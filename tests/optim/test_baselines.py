@@ -44,6 +44,7 @@ def test_noisy_sfw_converges_without_noise():
     assert len(res.history) == math.isqrt(10000) + 1  # theta_0, theta_1 and t = 1..sqrt(n) - 1
 
 
+@pytest.mark.privacy
 def test_noisy_sfw_noise_scales_and_privacy():
     X, y, _ = _least_squares(0, 400, 5, 1.5)
     opt = NoisySFW(5, loss=ClippedLoss(SquaredLoss(), clip_norm=1.0, p=1.5), p=1.5, radius=2.0, epsilon=1.0,
@@ -81,6 +82,7 @@ def test_noisy_sgd_kernel_matches_reference_loop():
     assert np.all(np.abs(fast[1].history) <= 2.0)
 
 
+@pytest.mark.privacy
 def test_noisy_sgd_calibration_and_privacy():
     X, y, _ = _least_squares(4, 50, 3, math.inf)
     opt = NoisySGD(3, loss=SquaredLoss(), p=math.inf, radius=2.0, epsilon=1.0, delta=0.01, lipschitz=1.0,

@@ -21,6 +21,8 @@ from dpbandit.optim.losses import SquaredLoss
 from dpbandit.optim.pofw import DPPOFW
 from dpbandit.optim.tofw import DPTOFW
 
+pytestmark = pytest.mark.privacy
+
 
 # ---------------------------------------------------------------- DP-POFW (Algorithm 2 of 004)
 def _pofw_scale_1(*, eps, delta, n, radius, beta, L) -> float:

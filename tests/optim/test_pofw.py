@@ -98,6 +98,7 @@ def test_strong_signal_beats_the_noise():
     np.testing.assert_allclose(bank.theta, np.tile([0.0, -0.5, 0.0], (500, 1)))
 
 
+@pytest.mark.privacy
 def test_line8_scale_and_per_step_epsilon_match_appendix_a6():
     cal = POFWPrivacy(epsilon=1.0, delta=1e-4, horizon=10_000, calibration="paper")
     t = np.arange(1, 10_001)
@@ -109,6 +110,7 @@ def test_line8_scale_and_per_step_epsilon_match_appendix_a6():
     assert np.all(cal.step_epsilons() <= 1.0 / (2 * np.sqrt(t * math.log(1e4) * math.log(1e4))))
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("streams", [1, 2])
 def test_accountant_calibration_reaches_requested_epsilon(streams):
     cal = POFWPrivacy(epsilon=0.5, delta=1e-5, horizon=5000, streams=streams)
@@ -121,6 +123,7 @@ def test_accountant_calibration_reaches_requested_epsilon(streams):
     assert fixed.rho == pytest.approx(paper.rho / 4) and "fixed" in fixed.calibration
 
 
+@pytest.mark.privacy
 def test_private_optimizer_reports_guarantee_and_refuses_extra_steps():
     opt = DPPOFW(2, horizon=3, rng=np.random.default_rng(0), epsilon=2.0, delta=0.01, loss=_loss())
     assert opt.privacy.claimed_epsilon == 2.0 and opt.privacy.epsilon == pytest.approx(2.0, rel=1e-4)

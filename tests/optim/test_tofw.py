@@ -77,6 +77,7 @@ def test_noisy_iterates_stay_feasible(p):
     assert np.all(lp_norm(hist, p) <= 2.0 + 1e-12)
 
 
+@pytest.mark.privacy
 def test_sigma_plus_is_eq_3_2_with_lr_scale():
     opt = _tofw(10, 1000, math.inf, noise=True, lr_scale=0.6)
     m = math.ceil(math.log2(1000)) + 1  # 11
@@ -88,6 +89,7 @@ def test_sigma_plus_is_eq_3_2_with_lr_scale():
                       diameter=1) == pytest.approx(math.sqrt(8 * 11**2 * math.log(110)))
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("p", [1.5, math.inf])
 def test_tree_noise_one_draw_per_node(p):
     """With zero gradients G_t is pure tree noise: popcount(t) nodes of E||Z||_+^2 = d sigma_+^2."""
@@ -122,6 +124,7 @@ def test_validation():
         opt.step(np.ones(3), 1.0)
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("p, dim, accounted", [(math.inf, 10, True), (1.5, 5, True), (1.5, 20, False)])
 def test_privacy_guarantee(p, dim, accounted):
     opt = _tofw(dim, 1000, p, noise=True)

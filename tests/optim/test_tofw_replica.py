@@ -31,6 +31,7 @@ _SIGMA = {
 }
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize(("version", "p", "dim"), list(_SIGMA))
 def test_sigma_plus_and_the_noise_actually_drawn(version, p, dim):
     opt = _replica(dim, p, version)
@@ -89,6 +90,7 @@ def test_table_5_1_cell_reproduced_by_302d221_not_by_head():
     assert results["615a971"] > 0.5
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("version", ["615a971", "302d221"])
 def test_privacy_certifies_nothing(version):
     guarantee = _replica(10, 1.5, version).privacy

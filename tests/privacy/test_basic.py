@@ -9,6 +9,8 @@ import pytest
 
 from dpbandit import privacy as P
 
+pytestmark = pytest.mark.privacy
+
 
 def test_sampler_shapes() -> None:
     rng = np.random.default_rng(0)

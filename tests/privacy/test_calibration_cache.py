@@ -12,6 +12,8 @@ import pytest
 
 from dpbandit.privacy import accounting, calibration_cache
 
+pytestmark = pytest.mark.privacy
+
 
 def sigma(epsilon: float, delta: float, **options) -> float:
     """A Gaussian calibration with the RDP accountant (fast; the PLD one takes seconds)."""

@@ -15,6 +15,8 @@ from dp_accounting import NeighboringRelation
 from dpbandit import privacy as P
 from dpbandit.audit.drawn import gamma_radius_pvalues, gaussian_scale_pvalues, only_stated_scale_fits
 
+pytestmark = pytest.mark.privacy
+
 
 @pytest.mark.parametrize(
     "eps,delta,sens,count", [(1.0, 1e-5, 1.0, 1), (0.5, 1e-6, 2.0, 7), (2.0, 1e-5, 0.3, 1000)]

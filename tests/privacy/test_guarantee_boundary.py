@@ -13,6 +13,8 @@ import pytest
 from dpbandit.agents import AGENTS, agent_class
 from dpbandit.privacy.guarantee import PrivacyGuarantee
 
+pytestmark = pytest.mark.privacy
+
 
 def _guarantee(claimed: float, epsilon: float) -> PrivacyGuarantee:
     return PrivacyGuarantee("test mechanism", claimed, 1e-5, epsilon, "replace-one", "pld")

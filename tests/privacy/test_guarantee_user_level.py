@@ -10,6 +10,8 @@ import pytest
 from dpbandit.privacy import accounting
 from dpbandit.privacy.guarantee import PrivacyGuarantee
 
+pytestmark = pytest.mark.privacy
+
 DELTA = 1e-5
 
 

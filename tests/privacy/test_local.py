@@ -13,6 +13,8 @@ from dpbandit.audit.drawn import gaussian_scale_pvalues, only_stated_scale_fits
 from dpbandit.privacy.accounting import epsilon_for, gaussian_event, gaussian_sigma
 from dpbandit.privacy.local import LocalGaussianRandomizer, report_sensitivity
 
+pytestmark = pytest.mark.privacy
+
 
 def balle_wang_delta(epsilon: float, sigma: float, sensitivity: float) -> float:
     """Exact delta(eps) of the Gaussian mechanism (Balle and Wang 2018, Theorem 8), independent of dp-accounting."""
@@ -53,7 +55,10 @@ def brute_force_sensitivity(L: float, R: float, disjoint: bool, rng: np.random.G
     return math.sqrt(best)
 
 
-@pytest.mark.parametrize(("L", "R"), [(1.0, 1.0), (math.sqrt(2.0), 1.0), (1.0, 3.0), (2.0, 0.5)])
+@pytest.mark.parametrize(("L", "R"), [(1.0, 1.0), (math.sqrt(2.0), 1.0), (1.0, 3.0), (2.0, 0.5),
+                                      # L < R < sqrt(2) L: the supremum at the interior angle
+                                      # c = -R^2 / (2 L^2) (issue 39 item 4)
+                                      (1.0, 1.01), (1.0, 1.05), (1.0, 1.2), (0.5, 0.6)])
 @pytest.mark.parametrize("disjoint", [False, True])
 def test_sensitivity_is_the_brute_force_supremum(L: float, R: float, disjoint: bool) -> None:
     """The stated sensitivity bounds every pair found and is reached to 0.1% (not loose either)."""
@@ -148,3 +153,36 @@ def test_a_report_out_of_bounds_is_an_error_never_clipped() -> None:
         rand.randomize(rng, np.array([0.5, 0.5]), 0.5, model=2)
     with pytest.raises(ValueError, match="reports"):
         LocalGaussianRandomizer(2, 1.0, 1.0, 1.0, 1e-4, reports=0)
+
+
+REFUSED = [  # (x, reward, parameter named): past a bound in a negative direction, or below -R
+    (np.array([-1.0, -0.5]), 0.0, "feature_bound"),
+    (np.array([-0.9, 0.0]) * 1.2, 0.0, "feature_bound"),
+    (np.array([0.5, -0.5]), -1.5, "reward_bound"),
+    (np.array([0.5, -0.5]), -1.0 - 1e-9, "reward_bound"),
+]
+
+
+def _randomizers():
+    from dpbandit.privacy.vector_sum import VectorSumRandomizer
+
+    return [LocalGaussianRandomizer(2, 1.0, 1.0, 1.0, 1e-4),
+            LocalGaussianRandomizer(2, 1.0, 1.0, 1.0, 1e-4, models=3),
+            VectorSumRandomizer(2, 1.0, 1.0, batch=5, levels=4, trials=20)]
+
+
+@pytest.mark.parametrize(("x", "reward", "bound"), REFUSED)
+def test_every_randomizer_refuses_negative_overruns(x: np.ndarray, reward: float, bound: str) -> None:
+    """Rewards below -R and feature rows past ||x|| <= L in a negative direction are errors naming the
+    bound, in every randomizer's public API (``check`` and ``randomize``; issue 39 item 4); exactly at -R and
+    at norm L in a negative direction they are accepted."""
+    rng = np.random.default_rng(0)
+    for rand in _randomizers():
+        with pytest.raises(ValueError, match=bound):
+            rand.check(x, reward)
+        with pytest.raises(ValueError, match=bound):
+            rand.randomize(rng, x, reward)
+        edge = np.array([-0.6, -0.8])
+        gram, vec = rand.randomize(rng, edge, -1.0)
+        assert np.all(np.isfinite(gram)) and np.all(np.isfinite(vec))
+        assert rand.check(edge, -1.0)[1] == -1.0

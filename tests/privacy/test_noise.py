@@ -10,6 +10,8 @@ from scipy import integrate, stats
 
 from dpbandit import privacy as P
 
+pytestmark = pytest.mark.privacy
+
 ALPHA = 1e-3
 N = 20_000
 

@@ -13,6 +13,8 @@ from scipy import signal, stats
 
 from dpbandit.privacy import peeling
 
+pytestmark = pytest.mark.privacy
+
 ALPHA = 1e-3
 
 

@@ -11,6 +11,8 @@ from scipy import optimize, stats
 
 from dpbandit.privacy.release import BlockGaussianRelease
 
+pytestmark = pytest.mark.privacy
+
 
 def exact_delta(epsilon: float, z: float) -> float:
     """delta(eps) of the Gaussian mechanism with std z and sensitivity 1 (Balle and Wang 2018, Theorem 8)."""

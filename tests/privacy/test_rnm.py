@@ -8,6 +8,8 @@ from scipy import stats
 
 from dpbandit import privacy as P
 
+pytestmark = pytest.mark.privacy
+
 ALPHA = 1e-3
 N = 40_000
 

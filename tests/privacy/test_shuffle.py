@@ -14,6 +14,8 @@ from dpbandit.privacy.shuffle import (
     shuffle_epsilon,
 )
 
+pytestmark = pytest.mark.privacy
+
 
 def closed_form_epsilon(eps0: float, n: int, delta: float) -> float:
     """FMT21 Theorem 3.1 (closed form, valid for eps0 <= log(n / (16 log(2/delta))))."""

@@ -8,6 +8,8 @@ from scipy import stats
 
 from dpbandit.privacy.rnm import top_k_exponential
 
+pytestmark = pytest.mark.privacy
+
 
 def _em_probabilities(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
     logits = epsilon * scores / (2.0 * sensitivity)

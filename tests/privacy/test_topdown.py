@@ -17,6 +17,8 @@ from dpbandit.privacy.rnm import report_noisy_min
 from dpbandit.privacy.topdown import report_noisy_min_topdown
 from dpbandit.privacy.topdown_kernel import LAZY_LIMIT, noisy_argmin_topdown
 
+pytestmark = pytest.mark.privacy
+
 N_DRAWS = 60_000
 
 
@@ -126,13 +128,15 @@ def test_topdown_rejects_bad_input(scores, scale, match) -> None:
         report_noisy_min_topdown(np.random.default_rng(0), scores, scale)
 
 
-def test_pofw_bank_topdown_draws_line8_noise() -> None:
+@pytest.mark.parametrize("radius", [0.5, 1.0, 2.0])
+def test_pofw_bank_topdown_draws_line8_noise(radius: float) -> None:
     """The noise DP-POFW's bank actually draws with ``sampler="topdown"``: one step of many instances with the
     same direction picks vertices at report-noisy-min's probabilities at line 8's scale ``b_1``, and not at
-    half or twice that scale."""
+    half or twice that scale; at radii 0.5 and 2 too (the scores are ``r <d, e_j>``: an LMO that dropped the
+    radius would be right at radius 1 only; issue 39 item 6)."""
     n, dim = N_DRAWS, 3
     cal = POFWPrivacy(epsilon=8.0, delta=1e-3, horizon=2, calibration="paper")
-    constants = dict(radius=1.0, smoothness=1.0, lipschitz=1.0)
+    constants = dict(radius=radius, smoothness=1.0, lipschitz=1.0)
     b_1 = float(line8_scale(np.array([1.0]), privacy=cal, **constants)[0])
     bank = POFWBank(n, dim, rng=np.random.default_rng(5), privacy=cal, sampler="topdown", **constants)
     direction = np.array([0.4, -0.9, 0.2]) * b_1  # d_1 = g / 2 with theta_0 = theta_1 = 0
@@ -140,10 +144,12 @@ def test_pofw_bank_topdown_draws_line8_noise() -> None:
     bank.step(g, g)
     picked = np.argmax(np.abs(bank.theta), axis=1) + dim * (bank.theta[np.arange(n), np.argmax(np.abs(bank.theta), axis=1)] < 0)
     counts = np.bincount(picked, minlength=2 * dim)
-    z = np.concatenate([direction, -direction])  # radius 1: scores <d, v>
+    z = radius * np.concatenate([direction, -direction])  # scores <d, v> of the vertices v = +-r e_j
     assert chi_square_p(counts, exact_argmin_probabilities(z / b_1)) > 1e-3
     for factor in (0.5, 2.0):
         assert chi_square_p(counts, exact_argmin_probabilities(z / (factor * b_1))) < 1e-6
+    if radius != 1.0:  # the scores without the radius are rejected
+        assert chi_square_p(counts, exact_argmin_probabilities(z / radius / b_1)) < 1e-6
 
 
 def test_private_vertex_checks_its_sampler() -> None:

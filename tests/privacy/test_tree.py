@@ -8,6 +8,8 @@ from scipy import stats
 
 from dpbandit.privacy import TreeAggregator, binary_tree_matrix, gaussian_tree, nodes_in_prefix
 
+pytestmark = pytest.mark.privacy
+
 ALPHA = 1e-3  # acceptance level of goodness-of-fit tests (fixed seeds: deterministic outcomes)
 
 

@@ -7,6 +7,8 @@ import pytest
 
 from dpbandit import privacy as P
 
+pytestmark = pytest.mark.privacy
+
 RNG = np.random.default_rng(0)
 S = np.zeros((2, 3))
 

@@ -19,6 +19,8 @@ from dpbandit.privacy.vector_sum import (
     vector_sum_epsilon,
 )
 
+pytestmark = pytest.mark.privacy
+
 
 def hockey_stick(trials: int, p: float, shift: int, eps: float) -> float:
     """Exact ``max(D_{e^eps}(P || P + shift), D_{e^eps}(P + shift || P))`` of ``P = Bin(trials, p)``, summed

@@ -23,6 +23,8 @@ from dpbandit.agents import AGENTS, agent_class
 from dpbandit.privacy.recording import ReleaseRecorder
 from dpbandit.privacy.release import BlockGaussianRelease
 
+pytestmark = pytest.mark.privacy
+
 RELEASES = 3000
 THRESHOLD = 0.12
 

@@ -14,6 +14,7 @@ from dpbandit.agents.batched.etc import PrivateExploreThenCommit, default_explor
 from dpbandit.privacy import accounting
 
 
+@pytest.mark.privacy
 def test_sensitivity_of_the_sums_holds_and_is_attained() -> None:
     """Replace one record (context, arm, reward) of the exploration batch by every candidate on a grid: the
     released ``sums`` move by at most ``2 B`` in l2, and by ``2 B`` exactly at the worst case."""
@@ -41,6 +42,7 @@ def test_sensitivity_of_the_sums_holds_and_is_attained() -> None:
     assert worst >= 0.99 * 2 * B  # reached: the calibration is not loose either
 
 
+@pytest.mark.privacy
 def test_drawn_noise_has_the_stated_scale_and_gives_the_reported_epsilon() -> None:
     """Noise actually added to the sums over many one-release runs: N(0, (z 2B)^2), z and B derived here
     (halved and doubled noise rejected); the epsilon recomputed from the drawn noise is the reported one."""
@@ -66,6 +68,7 @@ def test_drawn_noise_has_the_stated_scale_and_gives_the_reported_epsilon() -> No
     assert agent.privacy.epsilon == pytest.approx(1.0, abs=1e-3) and agent.privacy.claimed_delta == 1e-5
 
 
+@pytest.mark.privacy
 def test_exploration_is_uniform_and_its_counts_do_not_depend_on_the_data() -> None:
     """The exploration arms come from the agent's coins only: on two different data streams with the same
     seed they are identical (so the exact counts are public); they are uniform; the commitment divides the
@@ -87,6 +90,7 @@ def test_exploration_is_uniform_and_its_counts_do_not_depend_on_the_data() -> No
     assert np.all(np.abs(counts - m / K) < 4 * math.sqrt(m / K))
 
 
+@pytest.mark.privacy
 def test_one_release_then_commits_to_the_best_arm() -> None:
     """A 3-armed Bernoulli bandit with means 0.2, 0.5, 0.6: at epsilon = 1 the agent releases once and commits
     to the best arm on most seeds; with noise off it commits to the empirical best arm of its exploration."""

@@ -48,6 +48,7 @@ def test_iteration_count_formula_is_at_least_one() -> None:
     assert FLIPHAT(2, 5, rng=np.random.default_rng(0), horizon=10).iterations(22_026) == 2  # default 0.2
 
 
+@pytest.mark.privacy
 def test_defaults_and_paper_multiplier() -> None:
     agent = FLIPHAT(3, 400, rng=np.random.default_rng(0), horizon=10_000, calibration="paper", delta=0.01)
     assert agent.context_bound == pytest.approx(math.sqrt(2 * math.log(400)))
@@ -67,6 +68,7 @@ def test_tight_multiplier_reaches_the_target_by_dp_accounting() -> None:
     assert agent.privacy.claimed_epsilon == 1.0
 
 
+@pytest.mark.privacy
 def test_tight_multiplier_covers_the_s_times_m_rounds_of_an_episode() -> None:
     """An episode of M iterations peels s M times: its tight z meets the target over s M rounds (typed), not s."""
     agent = FLIPHAT(3, 50, rng=np.random.default_rng(0), epsilon=1.0, delta=0.01, sparsity=4)
@@ -76,6 +78,7 @@ def test_tight_multiplier_covers_the_s_times_m_rounds_of_an_episode() -> None:
         assert pld_epsilon(z / 1.01, 4 * M, 0.01) > 1.0
 
 
+@pytest.mark.privacy
 def test_multi_iteration_episodes_draw_noise_for_all_their_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Zero data, M = floor(log(1 + n)) iterations: the scale the first iteration hands to the sampler, over the
     typed lam = 2 eta x_max R / n, is a multiplier whose epsilon over s M rounds is the target (and the report)."""
@@ -107,6 +110,7 @@ def _zero_data_agent(seed: int, **kwargs) -> FLIPHAT:
                    context_bound=2.0, reward_clip=0.5, step_size=0.25, l1_radius=1e9, **kwargs)
 
 
+@pytest.mark.privacy
 def test_laplace_scale_is_multiplier_times_the_typed_sensitivity() -> None:
     agent = _zero_data_agent(0)
     feed(agent, np.zeros((63, 2, 6)), np.zeros((63, 2)))
@@ -118,6 +122,7 @@ def test_laplace_scale_is_multiplier_times_the_typed_sensitivity() -> None:
         np.testing.assert_allclose(r.scales, [[z * 0.5 / r.size]])
 
 
+@pytest.mark.privacy
 def test_drawn_noise_has_the_stated_scale_and_gives_the_stated_epsilon() -> None:
     """Zero data: v = 0, every coordinate selected (s = d), so theta after an episode is the drawn noise."""
     samples, scales = [], []
@@ -142,6 +147,7 @@ def test_drawn_noise_has_the_stated_scale_and_gives_the_stated_epsilon() -> None
     assert pld_epsilon(z_hat / 2, 6, 0.01) > 1.5 * agent.privacy.epsilon  # halved noise: detectable
 
 
+@pytest.mark.privacy
 def test_selection_noise_law_on_a_known_episode() -> None:
     """One-round episode, x = (1, 0) on both arms, reward 1: v = eta x clip(r) = (0.5, 0); P(select 0)
     follows the Laplace-difference law at the stated scale, not at half or twice it."""
@@ -184,6 +190,7 @@ def test_number_of_peeling_rounds_is_s_times_m(monkeypatch: pytest.MonkeyPatch) 
     assert last.iterations >= 2 and last.scales[1, 0] > last.scales[0, 0]
 
 
+@pytest.mark.privacy
 def test_privacy_composes_each_episode_not_across_episodes() -> None:
     agent = FLIPHAT(2, 20, rng=np.random.default_rng(0), horizon=10**5, delta=0.01, sparsity=3,
                     iteration_scale=0.3, calibration="paper")
@@ -339,6 +346,7 @@ def _adaptive_zero_agent(seed: int, **kwargs) -> FLIPHAT:
                    adaptive_clipping=True, count_share=0.5, **kwargs)
 
 
+@pytest.mark.privacy
 def test_adaptive_clipping_count_noise_has_the_stated_scale_and_is_accounted() -> None:
     noise = []
     for seed in range(60):

@@ -27,6 +27,7 @@ MAIN = {  # main blocks: (share of 1 - aux_share, sensitivity from the clips C a
 }
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize(("cls", "env_id"), [
     (BatchedScreening, "dpbandit/HDBSection54-v0"), (BatchedRidge, "dpbandit/HDBSection54-v0"),
     (BatchedScreeningPerArm, "dpbandit/PerArmLinearBandit-v0"), (BatchedRidgePerArm, "dpbandit/PerArmLinearBandit-v0"),
@@ -60,6 +61,7 @@ def test_drawn_noise_matches_the_reported_privacy(cls, env_id: str) -> None:
     assert agent.privacy.claimed_epsilon == 1.0 and agent.privacy.claimed_delta == default_delta(4_000)
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("cls", [BatchedScreening, BatchedRidge])
 def test_scalar_blocks_drawn_noise(cls) -> None:
     """The counts and clipping blocks of many one-batch runs: std z * Delta / sqrt(share), Delta = sqrt 2, 1, 1."""
@@ -80,6 +82,7 @@ def test_scalar_blocks_drawn_noise(cls) -> None:
         assert_scale(np.concatenate(pieces), z, name)
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("cls", [BatchedScreening, BatchedScreeningPerArm, BatchedRidge, BatchedRidgePerArm])
 def test_sensitivities_hold_and_are_attained(cls) -> None:
     """Replace one user's record (context, action, reward) in a batch: every block moves by at most its stated
@@ -120,6 +123,7 @@ def test_sensitivities_hold_and_are_attained(cls) -> None:
         assert worst[k] >= 0.99 * stated[k], k
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("cls", [BatchedScreening, BatchedRidge, BatchedPeeling])
 def test_every_user_is_released_exactly_once(cls) -> None:
     """With noise off the released counts of each batch add up to its size, and the batches to the horizon."""
@@ -174,6 +178,7 @@ def test_learns_at_epsilon_one_and_noise_off_in_the_figure_51_setting() -> None:
     assert final["noise off"] < 0.06 * final["random"]
 
 
+@pytest.mark.privacy
 def test_adaptive_clipping_update() -> None:
     clip = AdaptiveClipping(context_clip=4.0, reward_clip=1.0, rate=2.0)
     clip.update({"context_inside": 75.0, "reward_inside": 25.0}, 100)

@@ -38,6 +38,7 @@ class SelectionRecorder:
         monkeypatch.setattr(peeling, "top_k_exponential", record)
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize(("cls", "env_id", "k"), [(BatchedPeeling, "dpbandit/HDBSection54-v0", 10),
                                                   (BatchedPeelingPerArm, "dpbandit/PerArmLinearBandit-v0", 4)])
 def test_selection_gaussian_noise_and_accounting(monkeypatch, cls, env_id: str, k: int) -> None:
@@ -93,6 +94,7 @@ def top2_probability(a: float, m: int) -> float:
     return w / (w + m - 1) + (m - 1) / (w + m - 1) * w / (w + m - 2)
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("cls", [BatchedPeeling, BatchedPeelingPerArm])
 def test_drawn_selections_certify_the_reported_epsilon(cls) -> None:
     """Repeated private selections of the agent's own ``_statistics`` on fixed sums: P(coordinate 0 selected)
@@ -124,6 +126,7 @@ def test_drawn_selections_certify_the_reported_epsilon(cls) -> None:
     assert eps_hat == pytest.approx(agent.privacy.epsilon, rel=0.05)
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("cls", [BatchedPeeling, BatchedPeelingPerArm])
 def test_sensitivities_hold_and_are_attained(cls) -> None:
     """Replacing one record moves |u_kj| by at most 2 X B per coordinate (attained), the values on a given support

@@ -26,6 +26,8 @@ import pytest
 from dpbandit.agents import AGENTS, agent_class
 from dpbandit.privacy.recording import ReleaseRecorder
 
+pytestmark = pytest.mark.privacy
+
 BATCHED = sorted(name for name, target in AGENTS.items() if target.startswith("dpbandit.agents.batched."))
 ARMS, DIM, BATCHES = 3, 20, 4
 #: Agent options: (1, 0.01) as the other batched-agent tests (their calibrations are memoised); the policy

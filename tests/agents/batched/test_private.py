@@ -50,6 +50,7 @@ CONFIGS = [  # (class, env id, env options, agent options): every release layout
 ]
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize(("cls", "env_id", "env", "options"), CONFIGS)
 def test_drawn_noise_matches_an_independent_calibration(cls, env_id, env, options) -> None:
     """The noise added to every block has std z Delta_b / sqrt(share_b), with z from dp-accounting for (1,
@@ -83,6 +84,7 @@ def test_drawn_noise_matches_an_independent_calibration(cls, env_id, env, option
     assert (agent.privacy.claimed_epsilon, agent.privacy.claimed_delta) == (1.0, default_delta(T))
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize(("cls", "options"), [
     (PrivateAgent, {}),
     (PrivateAgent, {"reward_range": (-1.0, 1.0)}),  # backfitted intercepts: the predictions block
@@ -146,6 +148,7 @@ def test_sensitivities_hold_and_are_attained(cls, options) -> None:
             agent.update(rows[0] if agent.observation_model == "shared" else np.ones((K, d)), 0, c + 2 * B)
 
 
+@pytest.mark.privacy
 def test_state_is_a_function_of_the_releases_only() -> None:
     """Fix what the releases return and change the data: the policy, centres and clips carried to the next
     batch are identical (nothing computed from exact counts or data leaks past the release)."""
@@ -294,6 +297,7 @@ def test_bad_inputs_are_named(options, match) -> None:
         PrivateAgent(3, 4, rng=np.random.default_rng(0), horizon=100, **options)
 
 
+@pytest.mark.privacy
 def test_the_pooled_layout_plays_the_candidate_with_the_smallest_released_loss() -> None:
     """The released losses (later batches weighted most) pick the candidate played, a challenger only when it
     beats the dense ridge by the margin; ``estimator=`` overrides it; the estimates differ on a sparse
@@ -378,6 +382,7 @@ def test_noise_off_estimates_stay_finite_when_a_model_is_never_played() -> None:
     assert agent._score_sd[2] > 0.0  # uncertain: it was 0, an exact intercept the others shrank towards
 
 
+@pytest.mark.privacy
 def test_without_a_declared_range_every_model_is_centred_at_the_pooled_released_mean() -> None:
     """Not each model's own mean (module docstring): greedy play shifts a model's mean context, and its own
     mean reward then hides theta_k along it."""

@@ -45,6 +45,8 @@ from dpbandit.privacy import peeling, recording, rnm
 from dpbandit.privacy.recording import ReleaseRecorder
 from dpbandit.privacy.release import BlockGaussianRelease
 
+pytestmark = pytest.mark.privacy
+
 BATCHED = sorted(name for name, target in AGENTS.items() if target.startswith("dpbandit.agents.batched."))
 #: Batched agents whose releases go through no mechanism with a stated sensitivity (module docstring).
 ARMS, DIM, FIRST = 3, 6, 16

@@ -61,6 +61,7 @@ def test_bad_ranges_are_named(cls, reward_range, match) -> None:
         cls(2, 5, rng=np.random.default_rng(0), horizon=100, reward_range=reward_range)
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("cls", [BatchedScreening, BatchedPeeling, FLIPHAT, BatchedDPHDB])
 def test_a_reward_outside_the_declared_range_is_an_error(cls) -> None:
     per_arm = cls.observation_model == "per_arm"

@@ -18,6 +18,8 @@ from dpbandit.agents.batched.peeling import BatchedPeeling, BatchedPeelingPerArm
 from dpbandit.agents.batched.ridge import BatchedRidge, BatchedRidgePerArm
 from dpbandit.agents.batched.screening import BatchedScreening, BatchedScreeningPerArm
 
+pytestmark = pytest.mark.privacy
+
 K, D, T = 3, 5, 600
 CAPPED = (BatchedScreening, BatchedScreeningPerArm, BatchedRidge, BatchedRidgePerArm, BatchedPeeling,
           BatchedPeelingPerArm, BatchedDPHDB)

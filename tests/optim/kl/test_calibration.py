@@ -16,6 +16,8 @@ from dpbandit.audit.drawn import gaussian_scale_pvalues, only_stated_scale_fits
 from dpbandit.optim.kl import AdaptiveNoisyGD, KLProximalPoint, KLSpider
 from dpbandit.privacy.noise import gaussian
 
+pytestmark = pytest.mark.privacy
+
 DELTA = 1e-6
 
 

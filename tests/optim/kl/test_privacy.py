@@ -12,6 +12,8 @@ from dpbandit.optim.kl import AdaptiveNoisyGD, KLProximalPoint, KLSpider, kl_ins
 from dpbandit.optim.kl.schedule import spider_schedule
 from dpbandit.privacy.accounting import zcdp_to_epsilon
 
+pytestmark = pytest.mark.privacy
+
 DELTA = 1e-6
 
 

@@ -15,6 +15,8 @@ from dpbandit.audit.drawn import gaussian_scale_pvalues, only_stated_scale_fits
 from dpbandit.optim.nonsmooth import DPSGD
 from dpbandit.optim.nonsmooth.oracles import MultiPassOracle, OracleParams, SinglePassOracle
 
+pytestmark = pytest.mark.privacy
+
 EPS, DELTA = 1.0, 1e-5
 
 

@@ -60,6 +60,7 @@ def test_noise_free_first_order_variant_reaches_goldstein_stationarity_on_the_sh
     assert loss.goldstein_norm(result.history[-20:], 2 * alpha).max() == 0.0
 
 
+@pytest.mark.privacy
 def test_private_runs_report_the_accountant_epsilon():
     rng = np.random.default_rng(4)
     data = make_phase_retrieval(2000, 4, rng=rng)

@@ -16,6 +16,7 @@ def _popcount(p: int) -> int:
     return bin(p).count("1")
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("period", [8, 6])
 def test_every_position_of_every_period_is_noised_with_a_fresh_tree(period):
     # Notes 7.6: the printed TREE(t mod Sigma) gives TREE(0) = 0 at the last step of each period (no noise),
@@ -38,6 +39,7 @@ def test_every_position_of_every_period_is_noised_with_a_fresh_tree(period):
     assert abs(np.corrcoef(anchors[0], anchors[1])[0, 1]) < 0.2
 
 
+@pytest.mark.privacy
 def test_first_order_anchor_sensitivity_is_2L_over_B1_not_L_over_B1():
     # Lemma 6.3 prints ||g_t - g'_t|| <= L / B1 for the anchor; under replacement it is 2 L / B1.
     d, B1, L = 3, 4, 1.0
@@ -127,6 +129,7 @@ def test_non_strict_mode_spends_delta_on_the_event():
         assert guarantee.epsilon == pytest.approx(1.0, rel=1e-3)
 
 
+@pytest.mark.privacy
 def test_multi_pass_accumulates_the_noisy_sum_with_fresh_noise():
     # Alg 4 adds the increment to the NOISY g~_{t-1} and fresh N(0, sigma_2^2) every step (notes 7.5):
     # the release at position p has variance sigma_1^2 + (p - 1) sigma_2^2 (not the tree's popcount law).
@@ -143,6 +146,7 @@ def test_multi_pass_accumulates_the_noisy_sum_with_fresh_noise():
     assert oracle.privacy.epsilon == pytest.approx(1.0, rel=1e-3)
 
 
+@pytest.mark.privacy
 def test_paper_calibration_reports_the_accountant_epsilon():
     params = OracleParams(order="first", alpha=0.1, period=16, m=2, B1=4, B2=1)
     oracle = SinglePassOracle(

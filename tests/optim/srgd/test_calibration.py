@@ -15,6 +15,8 @@ from dpbandit.optim.losses import SquaredLoss
 from dpbandit.optim.srgd.memf import DPMEMF, DPSRGMEMF, strategy
 from dpbandit.optim.srgd.srgd import AcceleratedDPSRGD
 
+pytestmark = pytest.mark.privacy
+
 EPS, DELTA = 2.0, 1e-6
 
 

@@ -40,6 +40,7 @@ def test_true_workload_is_the_momentum_srg_recursion():
     )
 
 
+@pytest.mark.privacy
 def test_sensitivity_matches_brute_force_over_aligned_participations():
     rng = np.random.default_rng(3)
     C = np.tril(rng.uniform(0, 1, (6, 6)))

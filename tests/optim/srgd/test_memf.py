@@ -78,6 +78,7 @@ class _Zero(Loss):
         return np.zeros((len(X), self.dim))
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("workload", ["identity", "ones"])
 def test_noise_scale_is_clip_over_batch_over_sqrt_2rho(workload):
     """x_T = -lr * sum_t (C^{-1} Z)_t: its variance is s^2 ||1^T C^{-1}||^2 with s = (G/B)/sqrt(2 rho)."""
@@ -95,6 +96,7 @@ def test_noise_scale_is_clip_over_batch_over_sqrt_2rho(workload):
     assert np.var(res.theta) == pytest.approx(expected, rel=0.08)
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("cls", [DPMEMF, DPSRGMEMF])
 def test_accountant_epsilon_matches_target(cls):
     opt = cls(SoftmaxRegression(3, 5), rng=np.random.default_rng(0), **_kwargs(epsilon=0.5))

@@ -88,6 +88,7 @@ def test_matches_algorithm_1_as_printed():
     assert res.n_gradients == (2 * T - 1) * B
 
 
+@pytest.mark.privacy
 def test_privacy_matches_target_and_noise_is_used():
     rng = np.random.default_rng(6)
     X, y = rng.standard_normal((400, 3)), rng.standard_normal(400)
