@@ -160,16 +160,14 @@ def compact_lines(
 
 def interval_legend(table: pd.DataFrame, every: str = "wide=True") -> list[str]:
     """The lines under the compact view (each under 80 characters): what the brackets are, over how many
-    seeds, ``every``: how to see every column; then, below :data:`~dpbandit.harness.summary.MIN_SEEDS`
-    seeds, that the intervals are unreliable."""
-    from dpbandit.harness.summary import MIN_SEEDS
-
+    seeds, ``every``: how to see every column; then, for rows with a ``note`` (fewer seeds than
+    :data:`dpbandit.harness.summary.MIN_SEEDS`), that their intervals are unreliable."""
     seeds = sorted(set(table["seeds"])) if "seeds" in table else []
     over = f" over {seeds[0]}" if len(seeds) == 1 else f" over {seeds[0]}-{seeds[-1]}" if seeds else ""
-    lines = [f"[low, high]: 95% t-interval{over} seeds; every column: {every}."]
-    if seeds and seeds[0] < MIN_SEEDS:
-        lines.append(f"Fewer than {MIN_SEEDS} seeds: the intervals are unreliable (missing with 1 seed).")
-    return lines
+    notes = sorted(set(table["note"].dropna())) if "note" in table else []
+    return [f"[low, high]: 95% t-interval{over} seeds; every column: {every}."] + [
+        f"{note}: the intervals are unreliable (missing with 1 seed)." for note in notes
+    ]
 
 
 def _digits(column: str) -> int | None:
