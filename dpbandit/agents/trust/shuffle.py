@@ -191,10 +191,25 @@ class ShuffleVecLinUCB(PerArmFeatures, _ShuffledReports):
     #: it; at d K = 10 (65 coordinates) a std of about 4.8e3 (epsilon 0.1) takes 2 s cold, 4.8e4 (epsilon 0.01)
     #: 74 s and 0.6 GB, and at d K = 100 (5150 coordinates) 2.4e4 (epsilon 1) more than a minute.
     max_binomial_std: ClassVar[float] = 5e3
+    #: Largest ``coordinates x levels`` whose composed PLD is computed [Fill] (same benchmark): at large
+    #: epsilon the calibration reaches its floor ``b = 1``, where each coordinate's privacy loss spans about
+    #: ``levels log(batch)``; cold at load ~20: 2 s at 65 x 16 (d K = 10), 6 s at 230 x 20 (d K = 20), 16 s at
+    #: 860 x 40 (d K = 40), more than 150 s at 5150 x 100 (d K = 100, the default environment's block features).
+    max_work: ClassVar[int] = 5000
 
     def _check_work(self, std: float, levels: int, coordinates: int, delta: float) -> None:
-        """Refuse, before the accountant runs, a binomial noise of std above :attr:`max_binomial_std`, naming
-        the smallest epsilon that fits (the Gaussian of the same std, the calibration's starting point)."""
+        """Refuse, before the accountant runs, a composition of more than :attr:`max_work` coordinate-levels
+        (the feature dimension is too large for P_Vec's accountant), or a binomial noise of std above
+        :attr:`max_binomial_std`, naming the smallest epsilon that fits (the Gaussian of the same std, the
+        calibration's starting point)."""
+        if coordinates * levels > self.max_work:
+            raise ValueError(
+                f"Expected a smaller feature dimension for {type(self).__name__}: P_Vec would account "
+                f"{coordinates} coordinates per report (d(d+1)/2 + d) with {levels} levels, {coordinates * levels} "
+                f"> {self.max_work} coordinate-levels, whose PLD takes minutes at any epsilon; use d(d+1)/2 + d "
+                f"coordinates times levels <= {self.max_work} (d <= 20 at batch 64), or shuffle-linucb (P_Amp); "
+                f"{NOISE_OFF_KEEPS_CALIBRATION}."
+            )
         if std <= self.max_binomial_std:
             return
         mu = levels * math.sqrt(coordinates) / self.max_binomial_std
