@@ -114,7 +114,7 @@ def main() -> None:
         print(rows[-1], file=sys.stderr, flush=True)
     command = " ".join(["python benchmarks/calibration_time.py", *sys.argv[1:]])
     page = [
-        "# Calibration time against epsilon, cold, every private agent",
+        "# Calibration time against epsilon, cold, " + ("of " + ", ".join(names) if args.agents else "every private agent"),
         "",
         f"Made by `{command}` (one fresh process per agent, empty calibration folder; K = {K}, d = {args.dim}, "
         f"T = {args.horizon:,}; seconds of construction plus privacy report, imports excluded).",
