@@ -20,7 +20,10 @@ import pytest
 
 from dpbandit.agents.dpucb_disjoint import DisjointDPUCB
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc and RLIMIT_AS")
+pytestmark = [
+    pytest.mark.privacy,  # no agent reports an epsilon above the one asked
+    pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc and RLIMIT_AS"),
+]
 
 #: Address space above what the imports map: the issue's hang grew to 11.8 GB.
 LIMIT = 2**30

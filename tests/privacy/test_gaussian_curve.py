@@ -18,6 +18,8 @@ from dpbandit.privacy import accounting
 from dpbandit.privacy.gaussian_curve import gaussian_epsilon, gaussian_mu, log_delta
 from dpbandit.privacy.release import BlockGaussianRelease
 
+pytestmark = pytest.mark.privacy
+
 EPSILONS = [1e-3, 0.1, 1.0, 100.0, 1e4, 1e6, 1e9]
 
 
