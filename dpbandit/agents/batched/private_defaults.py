@@ -98,7 +98,9 @@ def prior_exploration(ratio: float) -> float:
     variance, so the deliberate perturbation keeps the share ``1 / (1 + a)`` the noise leaves to it. ``a = 0``:
     0.7 (noise off); epsilon 1 (``a`` about 5 on Figure 5.1, 30 on digits): 0.1 and 0.02, near the former 0.
     """
-    return NOISE_OFF_PRIOR_EXPLORATION / (1.0 + _validate.nonnegative(noise_ratio=ratio))
+    if not ratio >= 0.0:  # inf (no horizon: the noise cannot be weighed) gives 0
+        raise ValueError(f"Expected noise_ratio >= 0, got noise_ratio={ratio!r}.")
+    return NOISE_OFF_PRIOR_EXPLORATION / (1.0 + ratio)
 
 
 def schedule(layout: str, epsilon: float | None) -> tuple[int, float]:
