@@ -99,7 +99,7 @@ def agent(cls=PrivateAgent, **options):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=10, help="seeds of the curve (0: the decomposition only)")
     parser.add_argument("--decomposition-seeds", type=int, default=5)
     parser.add_argument("--root-seed", type=int, default=29)
     parser.add_argument("--workers", type=int, default=1)
@@ -117,7 +117,7 @@ def main() -> None:
             continue
         common = {"root_seed": args.root_seed, "horizon": horizon, "env_kwargs": env, "n_points": 2,
                   "progress": False, "n_jobs": args.workers}
-        stats = final(run(env_id, curve, n_seeds=args.seeds, **common), horizon)
+        stats = final(run(env_id, curve, n_seeds=args.seeds, **common), horizon) if args.seeds else pd.DataFrame()
         for agent_name, row in stats.iterrows():
             rows.append({"setting": name, "agent": agent_name, "regret": row["mean"],
                          "half_width": row["half_width"], "accuracy": row["accuracy"] if classification else np.nan,
