@@ -182,7 +182,9 @@ class PrivateAgent(GaussianBatchedAgent):
         fdr: Benjamini-Hochberg level of the coordinate screen (diagonal and isotropic layouts).
         intercept: per-model intercepts: ``"joint"`` (least squares on ``(1, x)``; ``True``), ``"backfit"``
             (each model's mean residual of its slope; the ``predictions`` block) or ``"none"`` (``False``);
-            default: ``"joint"`` with noise off, else ``"backfit"`` under a declared reward range, else
+            default: ``"joint"`` with noise off or negligible (``noise_ratio <= K / T``,
+            :func:`~dpbandit.agents.batched.private_defaults.noise_negligible`; then also per-model Grams, the
+            0.99 reward clip and the noise-off schedule), else ``"backfit"`` under a declared reward range, else
             ``"none"``.
         exploration: scale of the Thompson perturbation of the scores (0 = greedy, the default).
         prior_exploration: scale of the perturbation by one prior round's posterior spread (default:
