@@ -199,7 +199,11 @@ def write(table: pd.DataFrame, parts: pd.DataFrame, args) -> None:
         if not parts.empty:
             fh.write(f"## Why, decomposed (seeds {sorted(set(parts.seeds))})\n\nAt epsilon 8 and 64, each default "
                      "that differs with noise off switched alone to its noise-off value (the rest at the "
-                     "defaults); mean final regret. The budget split has no noise-off value (nothing to split).\n\n")
+                     "defaults); mean final regret. The budget split has no noise-off value (nothing to split). "
+                     "The environments are paired across rows, the privacy noise is not (the harness keys each "
+                     "agent's stream by its name): on the declared-range settings (digits, imbalanced) the 0.99 "
+                     "clip row runs the same algorithm as the defaults (the clip stays the range's half-width), so "
+                     "its difference from them is the spread of the noise draws at these seeds.\n\n")
             off = parts[parts.agent == "noise off"].set_index("setting")["regret"]
             parts = parts[parts.agent != "noise off"]
             parts = parts.assign(epsilon=parts.agent.str.extract(r"epsilon (\d+)")[0].astype(float),
