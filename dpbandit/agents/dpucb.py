@@ -136,6 +136,8 @@ class ShariffSheffetUCB(LinearUCBAgent):
         if self.noise and self.calibration == "accountant":  # a 0 there means the request is below resolution
             owner = type(self).__name__
             require_reportable_epsilon(owner, self.epsilon, self.delta, self._accountant_epsilon)
+        if self.noise and self.calibration == "paper":
+            self._check_paper_calibration()
         D, m, log_term = self.dim, self.levels, math.log(2.0 * T / self.model_confidence)
         self.upsilon = self.sigma_noise * math.sqrt(2.0 * m) * (4.0 * math.sqrt(D) + 2.0 * log_term)
         self.rho_min, self.rho_max = self.upsilon, 3.0 * self.upsilon
@@ -151,6 +153,30 @@ class ShariffSheffetUCB(LinearUCBAgent):
         if self.calibration == "paper":
             return 4.0 * math.sqrt(self.levels) * self.sensitivity * math.log(4.0 / self.delta) / epsilon
         return accounting.tree_gaussian_sigma(epsilon, self.delta, self.horizon, self.sensitivity)
+
+    def _paper_holds(self, epsilon: float) -> bool:
+        """True if the accountant certifies the paper's sigma_noise for ``epsilon`` (1e-9 relative slack)."""
+        return self._accountant_epsilon(epsilon) <= epsilon * (1.0 + 1e-9)
+
+    def _check_paper_calibration(self) -> None:
+        """Refuse, before any round, an epsilon the paper's formula does not deliver.
+
+        Shariff-Sheffet's ``sigma_noise`` (Sec 4.2) rests on the classical Gaussian bound, which holds for
+        small epsilon only: at T = 1000, delta = 1/T the accountant's epsilon of that noise passes the request
+        near epsilon 2e3 and is 4.5e14 at 1e9. The message names the largest power of ten (from 1e-3) the
+        formula delivers here, found with one accountant evaluation per power, and the two ways on.
+        """
+        if self._paper_holds(self.epsilon):
+            return
+        powers = [10.0**k for k in range(-3, math.floor(math.log10(self.epsilon)) + 1)]
+        holds = [e for e in powers if e < self.epsilon and self._paper_holds(e)]
+        limit = f"up to epsilon {holds[-1]:g} here" if holds else "at no epsilon from 1e-3 here"
+        raise ValueError(
+            f"Expected a smaller epsilon={self.epsilon:g} for {type(self).__name__} with calibration='paper': "
+            f"Shariff-Sheffet's sigma_noise gives epsilon={self._accountant_epsilon(self.epsilon):.4g} at "
+            f"delta={self.delta:g} by the accountant, above the request (the formula holds {limit}, T="
+            f"{self.horizon}); use calibration='accountant' (any epsilon) or noise=False (no privacy)."
+        )
 
     def _accountant_epsilon(self, epsilon: float) -> float:
         """dp-accounting's epsilon at ``delta`` of the tree noise calibrated for a requested ``epsilon``."""

@@ -38,6 +38,7 @@ from dpbandit.privacy.gaussian_curve import gaussian_epsilon, gaussian_mu
 
 __all__ = [
     "ACCOUNTANTS",
+    "MAX_PURE_EPSILON",
     "MIN_MULTIPLIER",
     "RELATION",
     "default_relation",
@@ -161,9 +162,22 @@ def laplace_event(scale: float, sensitivity: float = 1.0, count: int = 1) -> dp_
     return _self_compose(dp_accounting.LaplaceDpEvent(z), _count(count))
 
 
+#: Largest epsilon of :func:`pure_dp_event` [Fill]: its randomized response flips with probability
+#: ``1 / (e^epsilon + 1)``, about 1e-304 at 700, still a normal float (``e^epsilon`` overflows above 709.78).
+MAX_PURE_EPSILON = 700.0
+
+
 def pure_dp_event(epsilon: float, count: int = 1) -> dp_accounting.DpEvent:
-    """``count`` epsilon-DP mechanisms, as binary randomized response with parameter epsilon (see module doc)."""
+    """``count`` epsilon-DP mechanisms, as binary randomized response with parameter epsilon (see module doc).
+
+    Refuses epsilon above :data:`MAX_PURE_EPSILON` (naming it): ``e^epsilon`` would overflow.
+    """
     epsilon = v.positive(epsilon=epsilon)
+    if epsilon > MAX_PURE_EPSILON:
+        raise ValueError(
+            f"Expected epsilon <= {MAX_PURE_EPSILON:g} for a pure-DP event (randomized response flips with "
+            f"probability 1/(e^epsilon + 1): e^epsilon overflows above it), got epsilon={epsilon:g}."
+        )
     noise = 2.0 / (math.exp(epsilon) + 1.0)  # P(keep) / P(flip) = (1 - noise/2) / (noise/2) = e^epsilon
     return _self_compose(dp_accounting.RandomizedResponseDpEvent(noise, 2), _count(count))
 

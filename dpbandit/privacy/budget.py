@@ -23,7 +23,14 @@ from collections.abc import Callable
 
 from dpbandit import _validate
 
-__all__ = ["DELTA_CAP", "agent_delta", "check_delta", "default_delta", "require_reportable_epsilon"]
+__all__ = [
+    "DELTA_CAP",
+    "agent_delta",
+    "check_delta",
+    "default_delta",
+    "require_calibratable_epsilon",
+    "require_reportable_epsilon",
+]
 
 #: The largest default delta [Fill]: the common choice for n of a few tens of thousands (module docstring).
 DELTA_CAP = 1e-5
@@ -99,3 +106,19 @@ def require_reportable_epsilon(
         f"at delta={delta:g} for the noise calibrated to it (it reports 0 or fails: the accountant does not "
         f"resolve budgets this small here), so no guarantee can be stated; {hint}."
     )
+
+
+NOISE_OFF = "for no noise (and no privacy) use noise=False"
+
+
+def require_calibratable_epsilon(owner: str, epsilon: float, limit: float, why: str,
+                                 noise_off: str = NOISE_OFF) -> None:
+    """Raise, before any work, when ``epsilon`` is above the largest ``limit`` that ``owner`` can calibrate.
+
+    ``why`` says what stops it above the limit (an accountant that would take more than 2 s cold, a pure-DP
+    parameter whose ``e^epsilon`` overflows): the message names the limit and the noise-off option
+    (``noise_off``: how to run without noise, or why that option keeps the limit), so a large epsilon never
+    hangs or fails inside an accountant (issue 38 item 1).
+    """
+    if epsilon > limit:
+        raise ValueError(f"Expected epsilon <= {limit:g} for {owner}, got epsilon={epsilon:g}: {why}; {noise_off}.")

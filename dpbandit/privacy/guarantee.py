@@ -46,7 +46,7 @@ class PrivacyGuarantee:
         claimed_epsilon: the paper's (or the user's target) epsilon.
         claimed_delta: the paper's delta (``0 < delta < 1``).
         epsilon: epsilon at ``claimed_delta`` computed by ``accountant`` (``inf`` if the accountant certifies
-            nothing).
+            nothing; 0 if it certifies ``(0, claimed_delta)``, e.g. DP-UCB's paper noise at epsilon 1e-3).
         relation: neighbouring relation, e.g. ``"replace-one (l2 sensitivity 2.0)"``.
         accountant: who computed ``epsilon``: ``"rdp"``, ``"pld"`` (dp_accounting) or ``"analytic: <lemma>"``
             when dp_accounting does not support the mechanism (e.g. Lemma 2.1 of 004).
@@ -81,7 +81,8 @@ class PrivacyGuarantee:
             v.positive(local_epsilon=self.local_epsilon, allow_inf=True)
         v.positive(claimed_epsilon=self.claimed_epsilon)
         v.probability(claimed_delta=self.claimed_delta)
-        v.positive(epsilon=self.epsilon, allow_inf=True)
+        if self.epsilon != math.inf:
+            v.nonnegative(epsilon=self.epsilon)
         if self.user_epsilon is not None:
             v.positive(user_epsilon=self.user_epsilon, allow_inf=True)
         if self.max_rounds_per_user is not None:

@@ -182,6 +182,9 @@ def gaussian_shuffle_calibration(epsilon: float, delta: float, batch: int) -> Sh
             hi = mid
     eps0 = lo
     delta0 = delta0_of(eps0)
-    central = shuffle_epsilon(eps0, batch, delta_clone)
+    # every lo kept was checked: clone_delta(eps0, batch, epsilon) <= delta_clone, so epsilon itself holds;
+    # shuffle_epsilon's bisection (1e-6 absolute, rounded up) could state up to 1e-6 more (1e-3 relative at
+    # epsilon 1e-3), above the request
+    central = min(shuffle_epsilon(eps0, batch, delta_clone), epsilon)
     total = approximate_shuffle_delta(central, eps0, delta0, batch, delta_clone)
     return ShuffleCalibration(eps0, delta0, central, total, delta_clone, batch)

@@ -82,7 +82,7 @@ from dpbandit.agents.batched.base import BatchedAgent
 from dpbandit.agents.batched.clipping import AdaptiveClipping, check_rewards, validate_reward_range
 from dpbandit.optim.geometry import project_lp_ball
 from dpbandit.privacy import peeling
-from dpbandit.privacy.budget import agent_delta, require_reportable_epsilon
+from dpbandit.privacy.budget import agent_delta, require_calibratable_epsilon, require_reportable_epsilon
 from dpbandit.privacy.noise import laplace
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -92,6 +92,16 @@ __all__ = ["FLIPHAT", "CoordinateClipping", "EpisodeData", "EpisodeRelease", "FL
 
 #: Rows an episode buffers before switching to Gram statistics (float64 elements: 128 MiB) [Fill].
 ROW_ELEMENTS = 2**24
+
+#: Largest epsilon FLIPHAT calibrates and accounts [Fill] (benchmarks/calibration_time.py): dp_accounting's
+#: PLD of the peeling rounds (randomized response and Laplace at multiplier ``z``) spans a privacy-loss range
+#: of order ``1 / z``, so its cost grows with epsilon: about 1 s cold at epsilon 1, 4 s at 10 and 30 s at 100
+#: (load 15, K = 2, d = 50), and ``e^(2/z)`` overflows near epsilon 1e3.
+MAX_EPSILON = 10.0
+MAX_EPSILON_REASON = (
+    "its PLD accounting of the peeling rounds (randomized response and Laplace, dp_accounting) grows with "
+    "epsilon (about 30 s cold at epsilon 100)"
+)
 
 
 class EpisodeData:
@@ -261,6 +271,8 @@ class FLIPHAT(BatchedAgent):
         #: Laplace multipliers of the adaptive-clipping counts (sensitivity 1 each); empty without them.
         self.counts = (2.0 / (self.count_share * self.epsilon),) * 2 if self.adaptive_clipping else ()
         self.noise = bool(noise)
+        if self.noise:
+            require_calibratable_epsilon(type(self).__name__, self.epsilon, MAX_EPSILON, MAX_EPSILON_REASON)
         if self.noise and self.calibration == "tight":  # calibrate the first episode now, before any round
             rounds = self.sparsity * self.iterations(self.schedule.size(0))
 

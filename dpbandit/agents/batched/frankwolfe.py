@@ -77,7 +77,7 @@ from dpbandit.agents.batched.clipping import check_rewards, validate_reward_rang
 from dpbandit.optim.geometry import lmo
 from dpbandit.optim.pofw import private_vertex
 from dpbandit.privacy import accounting
-from dpbandit.privacy.budget import agent_delta
+from dpbandit.privacy.budget import agent_delta, require_calibratable_epsilon
 from dpbandit.privacy.rnm import exponential_mechanism
 from dpbandit.envs.links import Link, get_link
 
@@ -95,6 +95,15 @@ __all__ = [
 ]
 
 STEP_RULES = ("fw", "pofw")
+
+
+#: Largest epsilon :func:`calibrated_scale` brackets: its upper end ``E = 2 epsilon`` gives one choice up to
+#: ``E`` (pure DP), whose randomized-response event exists up to ``accounting.MAX_PURE_EPSILON`` = 700.
+MAX_EPSILON = accounting.MAX_PURE_EPSILON / 2.0
+MAX_EPSILON_REASON = (
+    "its calibration accounts each private choice as randomized response (dp_accounting PLD), up to twice "
+    f"epsilon per choice, and e^epsilon overflows a float above {accounting.MAX_PURE_EPSILON:g}"
+)
 
 
 def batch_split(scale: float, steps: int, quantiles: int, clip_share: float) -> tuple[float, float]:
@@ -246,6 +255,8 @@ class BatchedDPHDB(BatchedAgent):
         self.residual_candidates = self.clip_norm * (grid if self.residual_quantile is not None else grid[:1])
         self.context_candidates = self.context_clip * grid
         quantiles = (self.residual_quantile is not None) + (self.context_quantile is not None)
+        if self.noise:
+            require_calibratable_epsilon(type(self).__name__, self.epsilon, MAX_EPSILON, MAX_EPSILON_REASON)
         self.budget = (
             BatchSelectionPrivacy(self.epsilon, self.delta, self.steps_per_batch, quantiles, clip_share)
             if self.noise

@@ -229,7 +229,7 @@ class GaussianBatchedAgent(BatchedAgent):
             claimed_delta=self.delta,
             epsilon=self.release.accountant_epsilon(),
             relation="JDP (billboard lemma); replace-one user record; batches compose in parallel",
-            accountant="pld (GaussianDpEvent of the stacked release)",
+            accountant="pld, exact Gaussian curve (GaussianDpEvent of the stacked release)",
             calibration=f"accountant: noise multiplier z = {self.release.multiplier:.4g} per unit of "
             "block sensitivity / sqrt(share)",
             notes="sensitivities at the last clips: "

@@ -59,7 +59,7 @@ class _LocalReports(NoisyReportUCB):
         """LDP guarantee of one user's reports: dp_accounting PLD of the Gaussian at the drawn std."""
         eps = self.randomizer.achieved_epsilon
         return self._guarantee(
-            epsilon=eps, accountant="pld (local Gaussian report)",
+            epsilon=eps, accountant="pld, exact Gaussian curve (local Gaussian report)",
             calibration=f"report std {self.randomizer.sigma:.4g} (PLD, dpbandit.privacy.local)",
             notes="each report is DP on its own (local model), which implies joint DP at the same level.",
             local_epsilon=eps,

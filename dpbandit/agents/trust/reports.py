@@ -34,11 +34,16 @@ import numpy as np
 from dpbandit import _validate
 from dpbandit.agents import size
 from dpbandit.agents.linear import LinearUCBAgent
-from dpbandit.privacy.budget import check_delta
+from dpbandit.privacy.budget import check_delta, require_calibratable_epsilon
 from dpbandit.privacy.guarantee import PrivacyGuarantee
 from dpbandit.privacy.local import LocalGaussianRandomizer
 
 __all__ = ["CALIBRATIONS", "NoisyReportUCB"]
+
+#: What a refusal says of ``noise=False`` (:func:`~dpbandit.privacy.budget.require_calibratable_epsilon`).
+NOISE_OFF_KEEPS_CALIBRATION = (
+    "noise=False (no noise, no privacy) keeps the regulariser of this calibration, so it needs the same limit"
+)
 
 #: ``calibration`` values: ours (certified, the default) or the authors' code's noise (side by side only).
 CALIBRATIONS = ("certified", "authors")
@@ -71,6 +76,9 @@ class NoisyReportUCB(LinearUCBAgent):
 
     #: ``PrivacyGuarantee.mechanism`` of the agent.
     mechanism: ClassVar[str] = ""
+    #: Largest epsilon the agent calibrates, and why not above (a refusal naming both; issue 38 item 1).
+    max_epsilon: ClassVar[float] = math.inf
+    max_epsilon_reason: ClassVar[str] = ""
 
     def __init__(
         self,
@@ -102,6 +110,9 @@ class NoisyReportUCB(LinearUCBAgent):
             None if reports_per_user is None else _validate.integer(reports_per_user=reports_per_user, minimum=1)
         )
         self.noise = bool(noise)
+        # also with noise=False: the regulariser and width follow the calibrated noise
+        require_calibratable_epsilon(type(self).__name__, self.epsilon, self.max_epsilon, self.max_epsilon_reason,
+                                     NOISE_OFF_KEEPS_CALIBRATION)
         if calibration not in CALIBRATIONS:
             raise ValueError(f"Expected calibration in {CALIBRATIONS}, got {calibration!r}.")
         self.calibration = calibration

@@ -42,13 +42,15 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents.linear import PerArmFeatures
-from dpbandit.agents.trust.reports import NoisyReportUCB
+from dpbandit.agents.trust.reports import NOISE_OFF_KEEPS_CALIBRATION, NoisyReportUCB
+from dpbandit.privacy.accounting import gaussian_sigma
+from dpbandit.privacy.gaussian_curve import gaussian_epsilon
 from dpbandit.privacy.guarantee import PrivacyGuarantee
 from dpbandit.privacy.local import LocalGaussianRandomizer, authors_local_std, local_epsilon
 from dpbandit.privacy.shuffle import (
@@ -93,6 +95,12 @@ class _ShuffledReports(NoisyReportUCB):
 class _AmplifiedReports(_ShuffledReports):
     """P_Amp: a Gaussian local randomizer whose budget shuffling amplifies (FMT21 numerical bound)."""
 
+    max_epsilon: ClassVar[float] = 300.0
+    max_epsilon_reason: ClassVar[str] = (
+        "the FMT21 clone bound of its calibration evaluates e^epsilon0 at local epsilon0 up to twice epsilon, "
+        "which overflows a float above 709"
+    )
+
     @property
     def shuffle(self) -> ShuffleCalibration:
         """The batch's calibration: local ``(eps0, delta0)`` and the central epsilon it certifies."""
@@ -120,7 +128,7 @@ class _AmplifiedReports(_ShuffledReports):
         the clone bound's epsilon at ``eps0``; it holds once that epsilon is at most ``E`` [derived]."""
         eps, delta, _ = self._per_batch
         sigma, sens = self.randomizer.sigma, self.randomizer.sensitivity
-        trial = eps
+        trial, delta0 = eps, math.nan  # a claim above 16 is not tried: nothing certified, no delta0
         while trial <= 16.0:
             delta0 = (delta / 2) / ((math.exp(trial) + 1.0) * 1.5 * self.batch)
             eps0 = local_epsilon(sigma, sens, delta0)
@@ -178,14 +186,53 @@ class ShuffleVecLinUCB(PerArmFeatures, _ShuffledReports):
 
     mechanism = "LinUCB-SDP (Chowdhury-Zhou 2022, P_Vec): shuffle vector sum of (x x^T, x r)"
 
+    #: Largest std of a batch's binomial noise whose PLD (:func:`~dpbandit.privacy.vector_sum.vector_sum_epsilon`)
+    #: is computed [Fill] (benchmarks/calibration_time.py): its support, hence the accountant's work, grows with
+    #: it; at d K = 10 (65 coordinates) a std of about 4.8e3 (epsilon 0.1) takes 2 s cold, 4.8e4 (epsilon 0.01)
+    #: 74 s and 0.6 GB, and at d K = 100 (5150 coordinates) 2.4e4 (epsilon 1) more than a minute.
+    max_binomial_std: ClassVar[float] = 5e3
+    #: Largest ``coordinates x levels`` whose composed PLD is computed [Fill] (same benchmark): at large
+    #: epsilon the calibration reaches its floor ``b = 1``, where each coordinate's privacy loss spans about
+    #: ``levels log(batch)``; cold at load ~20: 2 s at 65 x 16 (d K = 10), 6 s at 230 x 20 (d K = 20), 16 s at
+    #: 860 x 40 (d K = 40), more than 150 s at 5150 x 100 (d K = 100, the default environment's block features).
+    max_work: ClassVar[int] = 5000
+
+    def _check_work(self, std: float, levels: int, coordinates: int, delta: float) -> None:
+        """Refuse, before the accountant runs, a composition of more than :attr:`max_work` coordinate-levels
+        (the feature dimension is too large for P_Vec's accountant), or a binomial noise of std above
+        :attr:`max_binomial_std`, naming the smallest epsilon that fits (the Gaussian of the same std, the
+        calibration's starting point)."""
+        if coordinates * levels > self.max_work:
+            raise ValueError(
+                f"Expected a smaller feature dimension for {type(self).__name__}: P_Vec would account "
+                f"{coordinates} coordinates per report (d(d+1)/2 + d) with {levels} levels, {coordinates * levels} "
+                f"> {self.max_work} coordinate-levels, whose PLD takes minutes at any epsilon; use d(d+1)/2 + d "
+                f"coordinates times levels <= {self.max_work} (d <= 20 at batch 64), or shuffle-linucb (P_Amp); "
+                f"{NOISE_OFF_KEEPS_CALIBRATION}."
+            )
+        if std <= self.max_binomial_std:
+            return
+        mu = levels * math.sqrt(coordinates) / self.max_binomial_std
+        smallest = gaussian_epsilon(mu, delta) * self._per_batch[2]
+        raise ValueError(
+            f"Expected a larger epsilon={self.epsilon:g} for {type(self).__name__} at {coordinates} coordinates per "
+            f"report and batch={self.batch}: each batch's binomial noise would have std {std:.3g} > "
+            f"{self.max_binomial_std:g}, whose PLD takes minutes and gigabytes; use epsilon >= {smallest:.3g}, a "
+            f"smaller d or batch, or shuffle-linucb (P_Amp); {NOISE_OFF_KEEPS_CALIBRATION}."
+        )
+
     def _randomizer(self, feature_dim: int, n_models: int) -> VectorSumRandomizer:
         eps, delta, _ = self._per_batch
         levels = default_levels(self.batch, feature_dim)
+        coordinates = coordinate_count(feature_dim)
         if self.calibration == "authors":  # SDPLinUCBPVec lines 271-274 [C]
             trials = max(1, round(levels**2 * math.log(feature_dim / delta) ** 2 / (eps**2 * self.batch)))
             p = 0.25
+            self._check_work(math.sqrt(self.batch * trials * p * (1 - p)), levels, coordinates, delta)
         else:
-            trials = calibrate_vector_sum(eps, delta, self.batch, levels, coordinate_count(feature_dim))
+            # the binomial Bin(B b, 1/2) has about the std of the Gaussian with the same guarantee
+            self._check_work(gaussian_sigma(eps, delta, float(levels), coordinates), levels, coordinates, delta)
+            trials = calibrate_vector_sum(eps, delta, self.batch, levels, coordinates)
             p = 0.5
         return VectorSumRandomizer(feature_dim, self.feature_bound, self.reward_bound, self.batch, levels, trials,
                                    p=p, models=n_models)
