@@ -59,7 +59,9 @@ residual variance times ``(S + lambda I)^{-1}`` plus the released noise through 
 elsewhere);
 ``prior_exploration > 0`` by that many standard errors of one prior round of reward variance ``B^2 / 4`` alone
 (``(rho B^2 / 4 N') rho (S + lambda I)^{-1}``: large for a model without data, fading as ``1 / N``; default
-0.7 with noise off, where greedy play starved arms whose first estimates lost, else 0). Either depends on the
+0.7 with noise off, where greedy play starved arms whose first estimates lost, times the share ``1 / (1 + a)``
+of the estimates' variance the privacy noise leaves to it, :mod:`~dpbandit.agents.batched.private_defaults`).
+Either depends on the
 user's own context, public releases and the agent's randomness only.
 
 Reward centre and clip: with a declared ``reward_range = (low, high)`` (contract C2) ``c_k`` stays its
@@ -115,6 +117,7 @@ import numpy as np
 from scipy import stats
 
 from dpbandit import _validate
+from dpbandit.agents.batched import private_defaults as defaults
 from dpbandit.agents.batched.gaussian import GaussianBatchedAgent
 from dpbandit.privacy.budget import default_delta
 from dpbandit.privacy.release import gaussian_multiplier
@@ -146,29 +149,10 @@ DEFAULT_CANDIDATES = ("dense", "sparse")
 #: below, noise-off regret on the learning suite went from 3.04x to 1.38x LinUCB's on S4 and from 1.93x to
 #: 0.91x on S1 (results/learning_suite.md; the split between the two changes: docs/batched_agents.md).
 NOISE_OFF_REWARD_QUANTILE = 0.99
-#: Default ``prior_exploration`` with noise off [Fill; measured, docs/batched_agents.md "Many arms"]: greedy
-#: least squares starved arms whose first estimates lost (``LinearBandit-v0``, 20 arms, d = 25: 8 of 20 arms
-#: never played, 6.8x LinUCB's regret); a Thompson perturbation by one prior round's posterior spread (large
-#: without data, fading as ``1 / N``) explores them: 1.46x, S4 1.78x (6 seeds, root 2; 0.5: 1.64x and 1.80x,
-#: 1.0: 1.48x and 2.04x on 4 seeds, root 1). The data's own posterior spread (``exploration``) cost S4 more.
-NOISE_OFF_PRIOR_EXPLORATION = 0.7
 #: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
 #: Largest ``d^2`` for which the pooled Gram is kept (2^22 floats, 32 MB; ``d <= 2048``) [Fill].
 POOLED_MAX_ENTRIES = 2**22
-#: Default batch schedules (first batch, growth) [Fill; measured, docs/batched_agents.md]. With Grams (pooled
-#: or per model): batches of 64 growing by 1.5, a refit every third of the rounds so far where doubling waits
-#: for as many rounds as were seen (each batch is its own release, parallel composition, so the finer schedule
-#: costs noise only through the inverse-variance sum); digits at T = 10^4: accuracy 0.44 -> 0.56. Screened
-#: diagonal or isotropic layouts (large ``d``): 32 and doubling as the other batched agents (the screen's
-#: threshold pays for every extra batch's noise; d = 5000: 0.87x vs 0.92x random on 3 paired seeds).
-#: With noise off (no release to pay for): 16 growing by 1.2, the non-private limit of that trade-off (with
-#: the 0.99 clip, development runs of S4: 2.4x LinUCB's regret at (64, 1.5), 1.6x at (16, 1.2)).
-#: Above epsilon = 1 the layouts' schedules refine towards the noise-off one (:meth:`PrivateAgent._schedule`)
-#: [Fill; measured]: root 29, 3 seeds, T = 10^4, epsilon 64 / 16 / 4 with (16, 1.2) against (64, 1.5):
-#: digits regret 1,214 / 1,387 / 2,044 against 2,228 / 2,167 / 2,891, Figure 5.1 25 / 48 / 119 against 35 /
-#: 54 / 106.
-SCHEDULES = {"pooled": (64, 1.5), "screened": (32, 2.0), "noise-off": (16, 1.2)}
 #: Budget shares of the main blocks (of ``1 - aux_share``) per second-moment layout [Fill; measured,
 #: docs/batched_agents.md]; without an intercept ``sums``' share goes to ``moments``.
 SHARES = {
@@ -198,11 +182,14 @@ class PrivateAgent(GaussianBatchedAgent):
         fdr: Benjamini-Hochberg level of the coordinate screen (diagonal and isotropic layouts).
         intercept: per-model intercepts: ``"joint"`` (least squares on ``(1, x)``; ``True``), ``"backfit"``
             (each model's mean residual of its slope; the ``predictions`` block) or ``"none"`` (``False``);
-            default: ``"joint"`` with noise off, else ``"backfit"`` under a declared reward range, else
+            default: ``"joint"`` with noise off or negligible (``noise_ratio <= K / T``,
+            :func:`~dpbandit.agents.batched.private_defaults.noise_negligible`; then also per-model Grams, the
+            0.99 reward clip and the noise-off schedule), else ``"backfit"`` under a declared reward range, else
             ``"none"``.
         exploration: scale of the Thompson perturbation of the scores (0 = greedy, the default).
-        prior_exploration: scale of the perturbation by one prior round's posterior spread (default: 0.7
-            with noise off, ``NOISE_OFF_PRIOR_EXPLORATION``, else 0).
+        prior_exploration: scale of the perturbation by one prior round's posterior spread (default:
+            :func:`~dpbandit.agents.batched.private_defaults.prior_exploration` of the noise ratio, 0.7 with
+            noise off, about 0.1 or less at epsilon 1).
         **kwargs: :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent` options (clipping, schedule,
             ``aux_share``, ``noise``).
     """
@@ -227,10 +214,17 @@ class PrivateAgent(GaussianBatchedAgent):
         n_arms, dim = _validate.integer(n_arms=n_arms, minimum=1), _validate.integer(dim=dim, minimum=1)
         self.fdr = _validate.probability(fdr=fdr)
         self.exploration = _validate.nonnegative(exploration=exploration)
+        noise_off = not kwargs.get("noise", True)
+        #: The run's noise ratio ``a`` (:func:`~dpbandit.agents.batched.private_defaults.noise_ratio`): 0 with
+        #: noise off, ``inf`` without a horizon; the defaults below are functions of it (issue 40 item 2).
+        models = n_arms if self.observation_model == "shared" else 1
+        self.noise_ratio = self._noise_ratio(models, dim, horizon, kwargs)
+        # the noise-off form of the discrete choices, where the noise is below one round's contribution
+        limit = noise_off or horizon is not None and defaults.noise_negligible(
+            self.noise_ratio, horizon=horizon, n_models=models)
         #: Scale of the Thompson perturbation by one prior round's posterior spread (module docstring).
         self.prior_exploration = _validate.nonnegative(prior_exploration=(
-            (0.0 if kwargs.get("noise", True) else NOISE_OFF_PRIOR_EXPLORATION) if prior_exploration is None
-            else prior_exploration))
+            defaults.prior_exploration(self.noise_ratio) if prior_exploration is None else prior_exploration))
         #: The pooled layout's estimate played: ``"dense"``, ``"sparse"``, ``"constant"``, or ``None``: chosen
         #: privately among ``candidates``.
         self.estimator = None if estimator is None else _validate.one_of(CANDIDATES, estimator=estimator)
@@ -245,7 +239,7 @@ class PrivateAgent(GaussianBatchedAgent):
         #: The pooled layout's portfolio, in order of preference on ties.
         self.candidates = tuple(name for name in CANDIDATES if name in names)
         if second_moments is None:
-            second_moments = self._second_moments(n_arms, dim, horizon, kwargs)
+            second_moments = self._second_moments(n_arms, dim, horizon, {**kwargs, "noise": not limit})
         #: ``"pooled"`` (one pooled Gram), ``"gram"`` (per-model Grams), ``"diag"`` (pooled diagonal),
         #: ``"none"`` (isotropic ``C^2 / d``).
         self.second_moments = _validate.one_of(tuple(SHARES), second_moments=second_moments)
@@ -256,9 +250,8 @@ class PrivateAgent(GaussianBatchedAgent):
         #: under a declared range (a line through its midpoint cannot hold an arm's base rate); without a
         #: declared range none (the centre follows the pooled mean; backfitted intercepts there raised the
         #: mean regret from 305 to 336 on S1 and from 1,192 to 1,548 on S4: 8 seeds, root 1).
-        noise_off = not kwargs.get("noise", True)
         if intercept is None:  # a declared range centres every model at its midpoint: base rates need one
-            intercept = "joint" if noise_off else "backfit" if reward_range is not None else "none"
+            intercept = "joint" if limit else "backfit" if reward_range is not None else "none"
         elif isinstance(intercept, bool):
             intercept = "joint" if intercept else "none"
         #: ``"joint"`` (least squares on ``(1, x)``), ``"backfit"`` (slope through the origin, then each
@@ -278,9 +271,9 @@ class PrivateAgent(GaussianBatchedAgent):
         if self.pooled and not self.selecting:  # a fixed estimate: no loss block, its budget to the moments
             shares["moments"] += shares.pop("selection")
         self.main_blocks = shares
-        if noise_off:
+        if limit:
             kwargs.setdefault("reward_quantile", NOISE_OFF_REWARD_QUANTILE)
-        first, ratio = self._schedule(noise_off, kwargs)
+        first, ratio = self._schedule(limit, kwargs)
         kwargs.setdefault("first_batch", first)
         kwargs.setdefault("batch_ratio", ratio)
         # a declared range sets the centre (midpoint) and first clip (half-width) in GaussianBatchedAgent
@@ -347,17 +340,29 @@ class PrivateAgent(GaussianBatchedAgent):
                 return layout
         return "none"
 
-    def _schedule(self, noise_off: bool, options: dict[str, Any]) -> tuple[int, float]:
-        """Default batch schedule [Fill; measured, docs/batched_agents.md]: the layout's (``SCHEDULES``) at
-        epsilon <= 1, moving to the noise-off one as epsilon grows: each of first batch and growth is
-        ``noise_off + (layout - noise_off) min(1, 1 / epsilon)`` (pooled layout: epsilon 4 (28, 1.275), 16 (19,
-        1.22), 64 (17, 1.2)), so that epsilon -> infinity recovers the noise-off agent's schedule."""
-        if noise_off:
-            return SCHEDULES["noise-off"]
-        first, ratio = SCHEDULES["pooled" if self.full_gram else "screened"]
-        t = min(1.0, 1.0 / _validate.positive(epsilon=options.get("epsilon", 1.0)))
-        low_first, low_ratio = SCHEDULES["noise-off"]
-        return round(low_first + (first - low_first) * t), low_ratio + (ratio - low_ratio) * t
+    def _schedule(self, limit: bool, options: dict[str, Any]) -> tuple[int, float]:
+        """Default batch schedule (:func:`~dpbandit.agents.batched.private_defaults.schedule`): the noise-off
+        one in the limit (noise off or negligible), else the layout's refined as epsilon grows."""
+        epsilon = None if limit else options.get("epsilon", 1.0)
+        return defaults.schedule("pooled" if self.full_gram else "screened", epsilon)
+
+    @staticmethod
+    def _noise_ratio(n_models: int, dim: int, horizon: int | None, options: dict[str, Any]) -> float:
+        """The noise ratio ``a`` (:func:`~dpbandit.agents.batched.private_defaults.noise_ratio`) of the pooled
+        layout at its default schedule and ``moments`` share (with ``sums``: the share without an intercept),
+        a function of public inputs only: 0 with noise off, ``inf`` without a horizon."""
+        if not options.get("noise", True):
+            return 0.0
+        if horizon is None:
+            return math.inf
+        epsilon = _validate.positive(epsilon=options.get("epsilon", 1.0))
+        delta = options.get("delta")
+        delta = _validate.probability(delta=default_delta(horizon) if delta is None else delta)
+        first, ratio = defaults.schedule("pooled", epsilon)
+        share = (1.0 - options.get("aux_share", 0.1)) * (SHARES["pooled"]["moments"] + SHARES["pooled"]["sums"])
+        return defaults.noise_ratio(gaussian_multiplier(epsilon, delta), horizon=horizon, dim=dim,
+                                    n_models=n_models, share=share,
+                                    releases=defaults.effective_releases(horizon, first, ratio))
 
     # -- statistics ------------------------------------------------------------------------------
     def _reset_statistics(self) -> None:

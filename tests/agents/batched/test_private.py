@@ -182,7 +182,9 @@ def test_noise_off_prior_exploration_stops_arms_starving() -> None:
               "default": functools.partial(PrivateAgent, noise=False)}
     rng = np.random.default_rng(0)
     assert PrivateAgent(12, 10, rng=rng, horizon=100, noise=False).prior_exploration == 0.7
-    assert PrivateAgent(12, 10, rng=rng, horizon=100).prior_exploration == 0.0
+    noisy = PrivateAgent(12, 10, rng=rng, horizon=100)  # epsilon 1: 0.7 / (1 + a), a the noise ratio
+    assert noisy.prior_exploration == pytest.approx(0.7 / (1.0 + noisy.noise_ratio))
+    assert noisy.prior_exploration < 0.01
     df = run("dpbandit/LinearBandit-v0", agents, n_seeds=3, horizon=3_000,
              env_kwargs={"n_arms": 12, "dim": 10}, progress=False, n_points=5)
     final = df.groupby(["agent", "seed"])["cumulative_regret"].last().unstack("agent")

@@ -1,0 +1,122 @@
+"""Defaults of ``private`` as functions of the noise they face (issue 40 item 2).
+
+Every default of :class:`~dpbandit.agents.batched.private.PrivateAgent` that differs between noise on and off
+is a function of public inputs only (epsilon, delta, T, d, K and the layout's budget share) through one number,
+the **noise ratio** ``a`` of :func:`noise_ratio`: the variance of the privacy noise in a model's summed
+``moments`` over their sampling variance, ``a = 0`` with noise off. Each default tends to its noise-off value as
+``a -> 0`` (tests/agents/batched/test_private_defaults.py):
+
+* continuous defaults move with ``a``: ``prior_exploration`` (:func:`prior_exploration`); the batch schedule
+  moves with epsilon (:func:`schedule`);
+* discrete choices whose noise-off form loses under noise (the per-model Grams, the joint intercept, the 0.99
+  reward clip quantile; measured at epsilon 8 and 64 on results/private_epsilon_limit.md) switch to that form
+  where the noise is below one round's contribution, ``a <= K / T`` (:func:`noise_negligible`);
+* defaults computed from the released noise variances in :meth:`PrivateAgent._estimate` (the ridge's noise
+  terms, the selection margin in noise std, the empirical-Bayes intercept shrinkage, the count ridge) reach
+  their noise-off values at ``a = 0`` by construction: each is a multiple of a released noise std.
+"""
+
+from __future__ import annotations
+
+import math
+
+from dpbandit import _validate
+from dpbandit.agents.batched.base import BatchSchedule
+
+__all__ = ["NOISE_OFF_PRIOR_EXPLORATION", "SCHEDULES", "effective_releases", "noise_negligible", "noise_ratio",
+           "prior_exploration", "schedule"]
+
+#: Default ``prior_exploration`` with noise off [Fill; measured, docs/batched_agents.md "Many arms"]: greedy
+#: least squares starved arms whose first estimates lost (``LinearBandit-v0``, 20 arms, d = 25: 8 of 20 arms
+#: never played, 6.8x LinUCB's regret); a Thompson perturbation by one prior round's posterior spread (large
+#: without data, fading as ``1 / N``) explores them: 1.46x, S4 1.78x (6 seeds, root 2; 0.5: 1.64x and 1.80x,
+#: 1.0: 1.48x and 2.04x on 4 seeds, root 1). The data's own posterior spread (``exploration``) cost S4 more.
+NOISE_OFF_PRIOR_EXPLORATION = 0.7
+#: Default batch schedules (first batch, growth) [Fill; measured, docs/batched_agents.md]. With Grams (pooled
+#: or per model): batches of 64 growing by 1.5, a refit every third of the rounds so far where doubling waits
+#: for as many rounds as were seen (each batch is its own release, parallel composition, so the finer schedule
+#: costs noise only through the inverse-variance sum); digits at T = 10^4: accuracy 0.44 -> 0.56. Screened
+#: diagonal or isotropic layouts (large ``d``): 32 and doubling as the other batched agents (the screen's
+#: threshold pays for every extra batch's noise; d = 5000: 0.87x vs 0.92x random on 3 paired seeds).
+#: With noise off (no release to pay for): 16 growing by 1.2, the non-private limit of that trade-off (with
+#: the 0.99 clip, development runs of S4: 2.4x LinUCB's regret at (64, 1.5), 1.6x at (16, 1.2)).
+SCHEDULES = {"pooled": (64, 1.5), "screened": (32, 2.0), "noise-off": (16, 1.2)}
+
+
+def effective_releases(horizon: int, first: int, ratio: float) -> float:
+    """``T^2 / sum_l n_l^2`` over the batches of the schedule that end within ``T`` (public).
+
+    The fit sums the batches with inverse-variance weights, which are ``prop n_l`` where the noise dominates, so
+    the summed noise of a total of ``N = sum n_l`` rounds has variance ``sigma^2 N^2 / sum_l n_l^2``: that of
+    ``N^2 / sum n_l^2`` releases of the same ``sigma`` (1 for one batch; 5.4 for (64, 1.5) at T = 10^4).
+    """
+    sizes = BatchSchedule(first, ratio).released_batches(horizon)
+    total = sum(sizes)
+    return total**2 / sum(n * n for n in sizes) if sizes else 1.0
+
+
+def noise_ratio(multiplier: float, *, horizon: int, dim: int, n_models: int, share: float,
+                releases: float) -> float:
+    """Privacy-noise variance of a model's summed ``moments`` over their sampling variance (module docstring).
+
+    A coordinate of ``sum x b`` over a model's ``N = T / K`` rounds (rows of norm ``C`` spread over ``d``
+    coordinates, ``|b|`` about ``B``) has sampling variance about ``N C^2 B^2 / d``; one release adds noise of std
+    ``z 2 C B / sqrt(share)`` (sensitivity ``2 C B``, :mod:`~dpbandit.agents.batched.private`), ``releases``
+    times over (:func:`effective_releases`), so
+
+        ``a = 4 z^2 d K releases / (share T)``.
+
+    ``C`` and ``B`` cancel: ``a`` is a function of (epsilon, delta) through ``z`` and of T, d, K and the layout.
+    ``a = 0`` at ``z = 0`` (noise off); ``a`` falls as ``z^2``, about ``1 / (2 epsilon)`` at large epsilon (there
+    the Gaussian mechanism's ``mu = 1 / z`` meets ``delta`` at about ``sqrt(2 epsilon)``, Balle and Wang 2018,
+    Theorem 8).
+    """
+    z = _validate.nonnegative(multiplier=multiplier)
+    horizon = _validate.integer(horizon=horizon, minimum=1)
+    share = _validate.probability(share=share)
+    return 4.0 * z**2 * dim * n_models * releases / (share * horizon)
+
+
+def noise_negligible(ratio: float, *, horizon: int, n_models: int) -> bool:
+    """Whether the noise is below one round's contribution: ``a <= K / T`` [Fill; derived].
+
+    ``a`` is the noise variance in units of the sampling variance of ``N = T / K`` rounds, so ``a <= 1 / N`` is
+    noise smaller than the sampling variance of one round. Below it the noise-off form of each discrete choice
+    (per-model Grams, the joint intercept, the 0.99 clip quantile, the noise-off schedule) has lost its reason
+    to differ: each was set apart because the noise it adds (a K-th of the Gram signal, the ``sums`` block, a
+    clip 4x the median's) cost more than the bias it removes, and one round's worth of noise cannot.
+    """
+    return ratio <= n_models / _validate.integer(horizon=horizon, minimum=1)
+
+
+def prior_exploration(ratio: float) -> float:
+    """``NOISE_OFF_PRIOR_EXPLORATION / (1 + a)`` [Fill; derived]: the noise-off Thompson scale, by the share of
+    the estimates' variance that is sampling (not privacy noise).
+
+    With noise off the perturbation by one prior round's spread keeps arms whose first estimates lost from
+    starving; under noise the released noise perturbs every estimate already, by ``a`` times the sampling
+    variance, so the deliberate perturbation keeps the share ``1 / (1 + a)`` the noise leaves to it. ``a = 0``:
+    0.7 (noise off); epsilon 1 (``a`` about 5 on Figure 5.1, 30 on digits): 0.1 and 0.02, near the former 0.
+    """
+    if not ratio >= 0.0:  # inf (no horizon: the noise cannot be weighed) gives 0
+        raise ValueError(f"Expected noise_ratio >= 0, got noise_ratio={ratio!r}.")
+    return NOISE_OFF_PRIOR_EXPLORATION / (1.0 + ratio)
+
+
+def schedule(layout: str, epsilon: float | None) -> tuple[int, float]:
+    """Default batch schedule: the layout's (``SCHEDULES``) at epsilon <= 1, moving to the noise-off one as
+    epsilon grows (``None``: noise off, or noise below one round's, :func:`noise_negligible`) [Fill; measured,
+    docs/batched_agents.md].
+
+    Each of first batch and growth is ``noise_off + (layout - noise_off) min(1, 1 / epsilon)`` (pooled layout:
+    epsilon 4 (28, 1.275), 16 (19, 1.22), 64 (17, 1.2)): the noise multiplier ``z`` falls as ``1 / epsilon``
+    at moderate epsilon (``1 / sqrt(2 epsilon)`` beyond), and with it the price of each extra release. Measured (root 29, 3 seeds, T = 10^4,
+    epsilon 64 / 16 / 4, (16, 1.2) against (64, 1.5)): digits regret 1,214 / 1,387 / 2,044 against 2,228 /
+    2,167 / 2,891, Figure 5.1 25 / 48 / 119 against 35 / 54 / 106.
+    """
+    if epsilon is None:
+        return SCHEDULES["noise-off"]
+    first, ratio = SCHEDULES[layout]
+    t = min(1.0, 1.0 / _validate.positive(epsilon=epsilon))
+    low_first, low_ratio = SCHEDULES["noise-off"]
+    return round(low_first + (first - low_first) * t), low_ratio + (ratio - low_ratio) * t
