@@ -72,12 +72,15 @@ class BernoulliMABEnv(gym.Env):
         info = self._info()
         info["regret"] = float(self.means.max() - self.means[action])
         self.t += 1
-        self._last = f"round {self.t}/{self.horizon}: played arm {action}, reward {drawn[action]:g}\n"
+        self._last = (f"round {self.t}/{self.horizon}: played arm {action}, reward {drawn[action]:g}, "
+                      f"regret {info['regret']:.4g}\n")
         return np.ones(1), float(drawn[action]), False, self.t == self.horizon, info
 
     def render(self) -> str | None:
-        """``ansi``: the last round played; else None."""
-        return self._last if self.render_mode == "ansi" else None
+        """``ansi``: the last round played and the next round's context (the constant 1); else None."""
+        if self.render_mode != "ansi":
+            return None
+        return self._last + f"round {self.t + 1}/{self.horizon}: context = the constant (1,)\n"
 
 
 class BernoulliMABVectorEnv(gym.vector.SyncVectorEnv):
