@@ -6,8 +6,9 @@ to learn. The reward range is declared ``(0, 1)`` (contract C1). Each seed draws
 round from one stream (common random numbers: every agent meets the same draws), as
 :class:`dpbandit.envs.fixed_arms.FixedArmsBernoulliEnv` does.
 
-Defaults [Fill]: the issue's two settings are the presets ``dpbandit/BernoulliMAB-v0`` (means 0.3 / 0.5 /
-0.7, T = 5,000) and ``means=(0.2, 0.4, 0.45, 0.6)`` at ``make`` time; any tuple of means in [0, 1] works.
+Presets [Fill]: ``dpbandit/BernoulliMAB-v0`` (means 0.3 / 0.5 / 0.7, the issue's setting) and
+``dpbandit/BernoulliMAB5-v0`` (0.2 / 0.3 / 0.4 / 0.45 / 0.6: five arms, best-to-second gap 0.15), T = 5,000;
+``means=`` at ``make`` time takes any tuple of at least two probabilities.
 """
 
 from __future__ import annotations

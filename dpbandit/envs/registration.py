@@ -106,9 +106,12 @@ FIXED_ARMS_PRESETS: dict[str, dict[str, Any]] = {
     "dpbandit/ChowdhuryZhou-v0": dict(n_arms=100, dim=5, horizon=20_000),
     # the plain K-armed Bernoulli bandit, constant context (issue 40 item 3; dpbandit/envs/mab.py)
     "dpbandit/BernoulliMAB-v0": dict(means=(0.3, 0.5, 0.7), horizon=5_000),
+    # five arms, best-to-second gap 0.15 (issue 40 item 3's second gap structure)
+    "dpbandit/BernoulliMAB5-v0": dict(means=(0.2, 0.3, 0.4, 0.45, 0.6), horizon=5_000),
 }
 #: The module of each single-environment id (default: fixed_arms).
-_SINGLE_MODULES = {"dpbandit/BernoulliMAB-v0": ("dpbandit.envs.mab", "BernoulliMABEnv")}
+_SINGLE_MODULES = {env_id: ("dpbandit.envs.mab", "BernoulliMABEnv")
+                   for env_id in ("dpbandit/BernoulliMAB-v0", "dpbandit/BernoulliMAB5-v0")}
 #: The single-environment ids (fixed arms, the Bernoulli multi-armed bandit).
 FIXED_ARMS_IDS: tuple[str, ...] = tuple(FIXED_ARMS_PRESETS)
 

@@ -453,6 +453,7 @@ EXPECTED_RANGES = {
     "dpbandit/ImbalancedClasses-v0": (0.0, 1.0),
     "dpbandit/ChowdhuryZhou-v0": (0.0, 1.0),  # Bernoulli rewards (issue 30)
     "dpbandit/BernoulliMAB-v0": (0.0, 1.0),  # Bernoulli rewards (issue 40)
+    "dpbandit/BernoulliMAB5-v0": (0.0, 1.0),
 }
 
 
