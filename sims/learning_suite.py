@@ -15,10 +15,17 @@ Settings (issue 23's table; the targets are for the recommended ``private`` agen
 - I1a, I1b (issue 29 item 1): ``dpbandit/ImbalancedClasses-v0``, ``make_classification`` with weights
   .55/.25/.15/.05 (majority share 0.5468), T = 10^4 and 10^5: accuracy >= majority share + 0.05 (0.5968);
 - I4 (issue 29 item 4): ``LinearBandit-v0`` with 20 arms, d = 25, T = 2 x 10^4 (noise off within 2x LinUCB).
+- M3, M5 (issue 40 item 3): ``dpbandit/BernoulliMAB-v0``, the plain Bernoulli bandit (constant context), means
+  0.3 / 0.5 / 0.7 and 0.2 / 0.3 / 0.4 / 0.45 / 0.6 (best-to-second gap 0.15), T = 5,000, 50 seeds: no seed
+  above 0.5x random's regret (``worst_ratio``, the largest per-seed ratio), the mean within 2x ``private-etc``'s;
+  non-private references UCB1 and Thompson sampling beside LinUCB.
 
 Every private agent runs at its defaults: only ``epsilon = 1`` (and ``delta`` where the setting fixes it, S2);
 references are LinUCB (or shared-parameter LinUCB on per-arm features; at d = 5000, where LinUCB refuses,
-LinUCB with a diagonal Gram, ``linucb-diag``) and random play. A setting's agents are
+LinUCB with a diagonal Gram, ``linucb-diag``) and random play. On {0, 1} rewards (classification, S3's
+logistic Bernoulli rewards, M3 / M5) the linear references run with an intercept (``centring="intercept"``,
+:mod:`dpbandit.agents.centring`, issue 40 item 4: a line through the origin has no base rate per arm, and
+LinUCB without one fell below always-majority on imbalanced classes); elsewhere as published. A setting's agents are
 those whose observation model fits it; the private agents are the central trust model's (the shuffle and local
 ones have their own page, ``results/trust_models.md``; :func:`private_names`). An agent that refuses a setting at construction (e.g. too much memory
 at d = 5000) is listed with its message. Each ratio is paired by seed with random play (common random numbers).
@@ -92,6 +99,8 @@ class Setting:
     noise_off: bool = False
     #: Non-private references run here besides LinUCB and random (e.g. where LinUCB refuses).
     references: tuple[str, ...] = ()
+    #: Whether the rewards are {0, 1} outside classification (the references then fit an intercept).
+    bernoulli: bool = False
 
 
 #: Why an agent is left out of a setting (the learning suite reports it beside the table).
@@ -118,7 +127,7 @@ SETTINGS = [
             target="ratio <= 0.20", per_arm=True),
     Setting("S3", "dpbandit/HDBSection54-v0", 50_000,
             env={"dim": 300, "n_arms": 4, "sparsity": 8, "link": "logistic", "noise": "native"},
-            target="ratio <= 0.35",
+            target="ratio <= 0.35", bernoulli=True,
             skip=(("dpucb", SLOW_DPUCB_S3), ("dpucb-disjoint", "over 4 minutes per run here (d = 300, T = 5 x 10^4)"))),
     Setting("S4", "dpbandit/LinearBandit-v0", 20_000, env={"dim": 20, "n_arms": 5}, target="ratio <= 0.15",
             noise_off=True),
@@ -136,7 +145,13 @@ SETTINGS = [
             classification=True, skip=(("dpucb", SLOW_DPUCB), ("dpucb-disjoint", SLOW_DPUCB_DISJOINT))),
     Setting("I4", "dpbandit/LinearBandit-v0", 20_000, env={"dim": 25, "n_arms": 20}, target="ratio's CI below 1",
             noise_off=True, skip=(("dpucb", SLOW_DPUCB),)),
+    *(Setting(name, env_id, 5_000, seeds=50, target="worst ratio <= 0.5", everyone=False, bernoulli=True,
+              references=("ucb1", "thompson"))
+      for name, env_id in (("M3", "dpbandit/BernoulliMAB-v0"), ("M5", "dpbandit/BernoulliMAB5-v0"))),
 ]
+#: The linear references' form on {0, 1} rewards (module docstring).
+REFERENCE_FORM = {"centring": "intercept"}
+LINEAR_REFERENCES = ("linucb", "shared-linucb", "linucb-diag")
 
 
 def registered_env_settings() -> list[Setting]:
@@ -216,7 +231,9 @@ def entries_for(setting: Setting, args) -> list[dict]:
     ``private`` with the noise off where the setting asks for it."""
     private, refs = agents_for(setting, args.agents, args.all_agents)
     budget = {"epsilon": 1.0, **({"delta": setting.delta} if setting.delta else {})}
-    entries = [{"agent": n, "label": n, **budget} for n in private] + [{"agent": n, "label": n} for n in refs]
+    form = REFERENCE_FORM if setting.classification or setting.bernoulli else {}
+    entries = [{"agent": n, "label": n, **budget} for n in private] + [
+        {"agent": n, "label": n, **(form if n in LINEAR_REFERENCES else {})} for n in refs]
     if setting.noise_off and (not args.agents or RECOMMENDED in args.agents):
         entries.append({"agent": RECOMMENDED, "label": NOISE_OFF, "noise": False})
     return entries
@@ -285,6 +302,7 @@ def summarise(setting: Setting, rows: pd.DataFrame) -> pd.DataFrame:
             "ratio_to_random": ratio.mean(),
             "ratio_ci95_low": max(low, 0.0),
             "ratio_ci95_high": high,
+            "worst_ratio": ratio.max(),
             "us_per_round": 1e6 * group["wall_time"].mean() / group["horizon"].iloc[0],
         }
         if setting.classification:
@@ -343,7 +361,7 @@ def verdict(row: pd.Series, target: str) -> str:
         if clause == "ratio's CI below 1":
             value, ok = row["ratio_ci95_high"], row["ratio_ci95_high"] < 1.0
         else:
-            column = {"ratio": "ratio_to_random", "accuracy": "accuracy", "time": "time_vs_random",
+            column = {"ratio": "ratio_to_random", "worst": "worst_ratio", "accuracy": "accuracy", "time": "time_vs_random",
                       "peak": "peak_memory_mb"}[words[0]]
             bound = float(words[-1]) * (1024.0 if column == "peak_memory_mb" else 1.0)
             value = row.get(column, math.nan)
@@ -492,7 +510,10 @@ def main() -> None:
             "compute budget; "
             "`--all-agents` runs every agent everywhere). Private agents are those of the central trust model "
             "(joint DP with a trusted curator); the shuffle and local agents are compared on their own page, "
-            "`results/trust_models.md` (`--agents NAME` runs one here).\n\n"
+            "`results/trust_models.md` (`--agents NAME` runs one here). On {0, 1} rewards (classification, "
+            "S3, M3, M5) the rows `linucb`, `shared-linucb` and `linucb-diag` are those references with an "
+            "intercept (`centring='intercept'`, a constant feature; elsewhere as published); `worst_ratio` is "
+            "the largest per-seed ratio.\n\n"
         )
         mine = table[table["agent"].isin([RECOMMENDED, f"{RECOMMENDED}-perarm"])].copy()
         mine.insert(2, "met", [verdict(row, row["target"]) for _, row in mine.iterrows()])

@@ -22,6 +22,9 @@ AGENTS: dict[str, str] = {
     "linucb-diag": "dpbandit.agents.diagonal:DiagonalLinUCB",
     "shared-linucb": "dpbandit.agents.linear:SharedLinUCB",
     "oful": "dpbandit.agents.linear:OFUL",
+    # context-free multi-armed references (issue 40 item 3: the plain Bernoulli bandit)
+    "ucb1": "dpbandit.agents.mab:UCB1",
+    "thompson": "dpbandit.agents.mab:BernoulliThompson",
     "dphdb": "dpbandit.agents.dphdb:DPHDB",
     # DP-UCB (Shariff-Sheffet 2018): the single-parameter agent (per-arm environments; on shared-context
     # environments the harness feeds it block features e_a kron x_t), the same class under the name of

@@ -41,7 +41,7 @@ class DiagonalLinUCB(LinUCB):
     def footprint(self) -> size.Footprint:
         """State ``8 x 4 K d`` bytes (``D``, ``1 / D``, ``b``, ``theta``); work per round ``2 K d`` (two
         matrix-vector products) + ``6 d``."""
-        K, d = self.n_arms, self.dim
+        K, d = self.n_arms, self.centring.feature_dim(self.dim)
         return size.Footprint(size.FLOAT * 4 * K * d, 2 * K * d + 6 * d, d)
 
     def _init_statistics(self, n_models: int, feature_dim: int) -> None:

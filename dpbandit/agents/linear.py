@@ -11,6 +11,10 @@ arg-max (ties broken at random with the agent's generator). They differ only in
 * how the ridge statistics are kept (``_mean_and_variance`` / ``_record``): exact Sherman-Morrison
   updates here, tree-noised statistics with Cholesky solves in :class:`dpbandit.agents.dpucb.DPUCB`;
 * the width (``_width``): a constant ``alpha``, zero for greedy least squares, or OFUL's beta_t.
+
+Every one takes ``centring`` (:mod:`dpbandit.agents.centring`, issue 40 item 4): the rewards as they come
+(``"none"``, the published algorithms and the default here), centred at the declared ``reward_range``'s
+midpoint (``"range"``), or with a fitted intercept (``"intercept"``: a constant feature appended).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import numpy as np
 from dpbandit import _validate
 from dpbandit.agents.base import Agent
 from dpbandit.agents import size
+from dpbandit.agents.centring import RewardCentring
 
 
 def play_loop(agent: Agent, observations: np.ndarray, rewards: np.ndarray) -> np.ndarray:
@@ -60,6 +65,8 @@ class LinearUCBAgent(Agent):
     instead: ClassVar[str] = "linucb-diag (LinUCB with a diagonal Gram: K d floats) or private"
     #: Whether the size guard bounds the work per round as well as the state.
     limit_work: ClassVar[bool] = True
+    #: ``centring`` when none is given and a reward range is declared (:mod:`dpbandit.agents.centring`).
+    default_centring: ClassVar[str] = "none"
 
     def __init__(
         self,
@@ -69,9 +76,14 @@ class LinearUCBAgent(Agent):
         rng: np.random.Generator,
         horizon: int | None = None,
         regularization: float = 1.0,
+        reward_range: tuple[float, float] | None = None,
+        centring: str | None = None,
     ) -> None:
         super().__init__(n_arms, dim, rng=rng, horizon=horizon)
         self.regularization = _validate.positive(regularization=regularization)
+        default = self.default_centring if reward_range is not None else "none"
+        #: What each reward and feature row enter the ridge as (:mod:`dpbandit.agents.centring`).
+        self.centring = RewardCentring.make(default if centring is None else centring, reward_range)
         size.check(type(self).__name__, self.footprint(), n_arms=self.n_arms, dim=self.dim,
                    per_arm=self.observation_model == "per_arm", instead=self.instead, limit_work=self.limit_work)
         self.t = 0
@@ -95,8 +107,9 @@ class LinearUCBAgent(Agent):
         self.v_inv = np.tile(np.eye(feature_dim) / self.regularization, (n_models, 1, 1))
 
     def _model_shape(self) -> tuple[int, int]:
-        """Return ``(n_models, feature_dim)``: ``(n_arms, dim)`` for the disjoint form."""
-        return self.n_arms, self.dim
+        """Return ``(n_models, feature_dim)``: ``(n_arms, dim)`` for the disjoint form (one more column with an
+        intercept)."""
+        return self.n_arms, self.centring.feature_dim(self.dim)
 
     def _arm_features(self, observation: np.ndarray) -> np.ndarray:
         """Return the feature row of every arm, shape ``(n_arms, feature_dim)``."""
@@ -136,7 +149,7 @@ class LinearUCBAgent(Agent):
     # -- contract ------------------------------------------------------------------------------
     def act(self, observation: np.ndarray) -> int:
         """Pull the arm with the largest upper confidence bound (random tie-breaking)."""
-        features = self._arm_features(observation)
+        features = self.centring.features(self._arm_features(observation))
         mean, variance = self._mean_and_variance(features)
         width = self._width()
         scores = mean if width == 0.0 else mean + width * np.sqrt(np.maximum(variance, 0.0))
@@ -147,8 +160,8 @@ class LinearUCBAgent(Agent):
         """Learn from ``(observation, action, reward)``."""
         action = self.check_action(action)
         reward = _validate.finite(reward=reward)
-        features = self._arm_features(observation)
-        self._record(self._model_of(action), features[action], reward)
+        features = self.centring.features(self._arm_features(observation))
+        self._record(self._model_of(action), features[action], self.centring.rewards(reward))
         self.t += 1
 
     def play_block(
@@ -171,6 +184,7 @@ class LinearUCBAgent(Agent):
             raise ValueError(f"Expected observations of shape (m, {self.dim}), got {X.shape}.")
         if not (np.all(np.isfinite(X)) and np.all(np.isfinite(R))):
             raise ValueError("Expected finite observations and rewards.")
+        X, R = self.centring.features(X), self.centring.rewards(R)
         from dpbandit.agents import kernels
         from dpbandit.agents.kernels.linucb import play
 
@@ -189,7 +203,7 @@ class LinearUCBAgent(Agent):
     @property
     def params(self) -> dict[str, Any]:
         """Identifying hyper-parameters."""
-        return {**super().params, "regularization": self.regularization}
+        return {**super().params, "regularization": self.regularization, "centring": self.centring.mode}
 
 
 class LinUCB(LinearUCBAgent):
@@ -198,6 +212,9 @@ class LinUCB(LinearUCBAgent):
     Args:
         alpha: constant confidence-width multiplier (>= 0; Li et al.'s alpha).
         regularization: ridge parameter lambda (> 0).
+        reward_range: the environment's declared ``(low, high)`` (the harness passes it).
+        centring: ``"none"`` (default: Li et al. as published), ``"range"`` or ``"intercept"``
+            (:mod:`dpbandit.agents.centring`).
 
     Example:
         >>> import numpy as np
@@ -215,8 +232,11 @@ class LinUCB(LinearUCBAgent):
         horizon: int | None = None,
         alpha: float = 1.0,
         regularization: float = 1.0,
+        reward_range: tuple[float, float] | None = None,
+        centring: str | None = None,
     ) -> None:
-        super().__init__(n_arms, dim, rng=rng, horizon=horizon, regularization=regularization)
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, regularization=regularization,
+                         reward_range=reward_range, centring=centring)
         self.alpha = _validate.nonnegative(alpha=alpha)
 
     def _width(self) -> float:
@@ -239,8 +259,11 @@ class GreedyLeastSquares(LinUCB):
         rng: np.random.Generator,
         horizon: int | None = None,
         regularization: float = 1.0,
+        reward_range: tuple[float, float] | None = None,
+        centring: str | None = None,
     ) -> None:
-        super().__init__(n_arms, dim, rng=rng, horizon=horizon, alpha=0.0, regularization=regularization)
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, alpha=0.0, regularization=regularization,
+                         reward_range=reward_range, centring=centring)
 
 
 class PerArmFeatures:
@@ -249,9 +272,10 @@ class PerArmFeatures:
     observation_model = "per_arm"
     n_arms: int
     dim: int
+    centring: RewardCentring
 
     def _model_shape(self) -> tuple[int, int]:
-        return 1, self.dim
+        return 1, self.centring.feature_dim(self.dim)
 
     def _arm_features(self, observation: np.ndarray) -> np.ndarray:
         return _validate.finite_array(observation=observation, shape=(self.n_arms, self.dim))
@@ -274,6 +298,7 @@ class OFUL(SharedLinUCB):
         param_bound: bound S on ``||theta*||_2`` (> 0).
         feature_bound: bound L on ``||x||_2`` (> 0).
         confidence: failure probability delta of the confidence ellipsoid, in (0, 1).
+        reward_range, centring: as :class:`LinUCB` (with an intercept, ``dim`` in the width counts it).
     """
 
     def __init__(
@@ -288,8 +313,11 @@ class OFUL(SharedLinUCB):
         feature_bound: float = 1.0,
         confidence: float = 0.01,
         regularization: float = 1.0,
+        reward_range: tuple[float, float] | None = None,
+        centring: str | None = None,
     ) -> None:
-        super().__init__(n_arms, dim, rng=rng, horizon=horizon, alpha=0.0, regularization=regularization)
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, alpha=0.0, regularization=regularization,
+                         reward_range=reward_range, centring=centring)
         self.noise_std = _validate.positive(noise_std=noise_std)
         self.param_bound = _validate.positive(param_bound=param_bound)
         self.feature_bound = _validate.positive(feature_bound=feature_bound)
@@ -298,5 +326,5 @@ class OFUL(SharedLinUCB):
     def _width(self) -> float:
         lam = self.regularization
         log_term = math.log((1.0 + self.t * self.feature_bound**2 / lam) / self.confidence)
-        return self.noise_std * math.sqrt(self.dim * log_term) + math.sqrt(lam) * self.param_bound
+        return self.noise_std * math.sqrt(self.u.shape[1] * log_term) + math.sqrt(lam) * self.param_bound
 

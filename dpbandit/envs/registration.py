@@ -100,12 +100,19 @@ _ENTRY_POINTS = {
 }
 
 
-#: Single-environment ids without a vector entry point: Chowdhury and Zhou's fixed-arm Bernoulli bandit
+#: Single-environment ids (no block draws): Chowdhury and Zhou's fixed-arm Bernoulli bandit
 #: (ICML 2022, their code's setting: d = 5, K = 100, T = 20,000; dpbandit/envs/fixed_arms.py).
 FIXED_ARMS_PRESETS: dict[str, dict[str, Any]] = {
     "dpbandit/ChowdhuryZhou-v0": dict(n_arms=100, dim=5, horizon=20_000),
+    # the plain K-armed Bernoulli bandit, constant context (issue 40 item 3; dpbandit/envs/mab.py)
+    "dpbandit/BernoulliMAB-v0": dict(means=(0.3, 0.5, 0.7), horizon=5_000),
+    # five arms, best-to-second gap 0.15 (issue 40 item 3's second gap structure)
+    "dpbandit/BernoulliMAB5-v0": dict(means=(0.2, 0.3, 0.4, 0.45, 0.6), horizon=5_000),
 }
-#: The fixed-arm ids.
+#: The module of each single-environment id (default: fixed_arms).
+_SINGLE_MODULES = {env_id: ("dpbandit.envs.mab", "BernoulliMABEnv")
+                   for env_id in ("dpbandit/BernoulliMAB-v0", "dpbandit/BernoulliMAB5-v0")}
+#: The single-environment ids (fixed arms, the Bernoulli multi-armed bandit).
 FIXED_ARMS_IDS: tuple[str, ...] = tuple(FIXED_ARMS_PRESETS)
 
 
@@ -113,8 +120,9 @@ def register_envs() -> None:
     """Register every preset id with Gymnasium (idempotent)."""
     for env_id, kwargs in FIXED_ARMS_PRESETS.items():
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point="dpbandit.envs.fixed_arms:FixedArmsBernoulliEnv",
-                         vector_entry_point="dpbandit.envs.fixed_arms:make_vector", kwargs=dict(kwargs))
+            module, scalar = _SINGLE_MODULES.get(env_id, ("dpbandit.envs.fixed_arms", "FixedArmsBernoulliEnv"))
+            gym.register(id=env_id, entry_point=f"{module}:{scalar}", vector_entry_point=f"{module}:make_vector",
+                         kwargs=dict(kwargs))
     for module, (scalar, vector, presets) in _ENTRY_POINTS.items():
         for env_id, kwargs in presets.items():
             if env_id in gym.registry:

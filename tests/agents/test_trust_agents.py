@@ -45,9 +45,10 @@ def _expected_sigma(trust: str, disjoint: bool, epsilon: float, delta: float, m:
     return gaussian_sigma(cal.eps0, cal.delta0, sens)
 
 
-def play_and_subtract(agent, rounds: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def play_and_subtract(agent, rounds: int, rng: np.random.Generator,
+                      centre: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Play ``rounds`` rounds (uniform rewards); return the noise in the agent's Gram and reward sums (its
-    published plus pending sums minus the exact ones), one row per model."""
+    published plus pending sums minus the exact ones, rewards entering as ``r - centre``), one row per model."""
     exact_g = np.zeros_like(agent.gram)
     exact_u = np.zeros_like(agent._pending_u)
     for _ in range(rounds):
@@ -57,7 +58,7 @@ def play_and_subtract(agent, rounds: int, rng: np.random.Generator) -> tuple[np.
         agent.update(obs, a, r)
         f = obs[a] if agent.observation_model == "per_arm" else obs
         exact_g[agent._model_of(a)] += np.outer(f, f)
-        exact_u[agent._model_of(a)] += r * f
+        exact_u[agent._model_of(a)] += (r - centre) * f
     return agent.gram + agent._pending_gram - exact_g, agent._u_published + agent._pending_u - exact_u
 
 
@@ -256,3 +257,36 @@ def test_authors_shuffle_calibrations_are_not_certified_at_their_claim() -> None
     assert vec.randomizer.trials == round(9**2 * math.log(5 / 0.1) ** 2 / (0.2**2 * 20)) and vec.randomizer.p == 0.25
     assert amp.privacy.claimed_epsilon == 0.2 and 5 < amp.privacy.epsilon < 7
     assert 0.3 < vec.privacy.epsilon < 0.4 and not vec.privacy.holds
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_centring_on_the_declared_range_keeps_the_calibration(name: str) -> None:
+    """Issue 37 item 6: under a declared range (0, 1) rewards enter as ``r - 0.5`` (the default); the centre is
+    public, so the report's sensitivity and std are those without a range."""
+    plain, centred = build(name), build(name, reward_range=(0.0, 1.0))
+    assert centred.centring.mode == "range" and centred.centring.centre == 0.5 and plain.centring.mode == "none"
+    assert centred.randomizer.sensitivity == plain.randomizer.sensitivity
+    assert centred.randomizer.sigma == plain.randomizer.sigma == expected_sigma(centred)
+
+
+def test_centred_reports_carry_the_calibrated_noise_around_the_centred_reward() -> None:
+    """``ldp-linucb`` (every agent here centres in the one ``NoisyReportUCB.update``): the noise in the sums with the exact ``(r - 0.5) x`` subtracted has the calibrated std; subtracting the
+    uncentred ``r x`` instead is rejected (epsilon 50: noise small beside the centre's ``0.5 sum x``)."""
+    samples, wrong, name = [], [], "ldp-linucb"
+    for seed in range(15):
+        agent = build(name, seed=seed, reward_range=(0.0, 1.0), epsilon=50.0)
+        scale = expected_sigma(agent) * math.sqrt(40)
+        samples.append(play_and_subtract(agent, 40, np.random.default_rng(seed + 100), centre=0.5)[1].ravel() / scale)
+        fresh = build(name, seed=seed, reward_range=(0.0, 1.0), epsilon=50.0)
+        wrong.append(play_and_subtract(fresh, 40, np.random.default_rng(seed + 100))[1].ravel() / scale)
+    units, off = np.concatenate(samples), np.concatenate(wrong)
+    assert only_stated_scale_fits(gaussian_scale_pvalues(units, np.ones_like(units)))
+    assert not only_stated_scale_fits(gaussian_scale_pvalues(off, np.ones_like(off)))
+
+
+def test_centring_is_refused_where_it_would_change_the_report() -> None:
+    with pytest.raises(ValueError, match="intercept"):
+        build("ldp-linucb", reward_range=(0.0, 1.0), centring="intercept")
+    with pytest.raises(ValueError, match="reward_range"):
+        build("shuffle-linucb", centring="range")
+    assert build("ldp-linucb", reward_range=(0.0, 1.0), centring="none").centring.centre == 0.0

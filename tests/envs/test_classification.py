@@ -452,6 +452,8 @@ EXPECTED_RANGES = {
     "dpbandit/Iris-v0": (0.0, 1.0),
     "dpbandit/ImbalancedClasses-v0": (0.0, 1.0),
     "dpbandit/ChowdhuryZhou-v0": (0.0, 1.0),  # Bernoulli rewards (issue 30)
+    "dpbandit/BernoulliMAB-v0": (0.0, 1.0),  # Bernoulli rewards (issue 40)
+    "dpbandit/BernoulliMAB5-v0": (0.0, 1.0),
 }
 
 
@@ -468,7 +470,7 @@ def test_every_registered_id_declares_its_reward_range() -> None:
         env.reset(seed=0)
         if hasattr(env.unwrapped, "draw_rounds"):
             rewards = env.unwrapped.draw_rounds(400).rewards
-        else:  # an env outside the block machinery (ChowdhuryZhou-v0): its played rewards
+        else:  # an env outside the block machinery (ChowdhuryZhou-v0, BernoulliMAB-v0): its played rewards
             rewards = np.array([env.step(t % env.action_space.n)[1] for t in range(400)])
         assert rewards.min() >= low and rewards.max() <= high
 

@@ -63,7 +63,8 @@ class NoisyReportUCB(LinearUCBAgent):
         param_bound: S >= ||theta*||_2.
         feature_bound: L >= ||x||_2 of every feature row (default ``sqrt(D)`` [C, DP-UCB's default]); a row
             above it is an error, never clipped.
-        reward_bound: B; rewards are clipped to [-B, B] before randomising (default 1: Bernoulli rewards).
+        reward_bound: B; rewards (centred, see ``centring``) are clipped to [-B, B] before randomising
+            (default 1: Bernoulli rewards).
         reports_per_user: reports one user may send; the calibration composes them, and a user id seen
             more often is an error. ``None`` (default): the privacy unit is one round's report, as for the
             central agents (``private``); a person who comes back is several reports, and ``user_epsilon``
@@ -72,7 +73,16 @@ class NoisyReportUCB(LinearUCBAgent):
         calibration: ``"certified"`` (default: noise calibrated by our accountants to ``(epsilon, delta)``) or
             ``"authors"``: the noise of Chowdhury and Zhou's code [C], for side-by-side runs only; the
             guarantee then states the authors' claim as ``claimed_epsilon`` and what we certify as ``epsilon``.
+        reward_range: the environment's declared ``(low, high)`` (the harness passes it).
+        centring: ``"range"`` (the default under a declared range: rewards centred at its midpoint before the
+            clip to ``[-B, B]``, issue 37 item 6) or ``"none"`` (the default without one; the papers' form);
+            the centre is a public constant, so the report's sensitivity (``L``, ``B``) is unchanged
+            (:mod:`dpbandit.agents.centring`).
     """
+
+    #: Rewards centred at a declared range's midpoint by default (issue 37 item 6: Bernoulli rewards sent the
+    #: uncentred line the wrong way on some seeds).
+    default_centring: ClassVar[str] = "range"
 
     #: ``PrivacyGuarantee.mechanism`` of the agent.
     mechanism: ClassVar[str] = ""
@@ -96,6 +106,8 @@ class NoisyReportUCB(LinearUCBAgent):
         reports_per_user: int | None = None,
         noise: bool = True,
         calibration: str = "certified",
+        reward_range: tuple[float, float] | None = None,
+        centring: str | None = None,
     ) -> None:
         if horizon is None:
             raise ValueError(f"{type(self).__name__} needs horizon=T (its regulariser depends on it).")
@@ -125,7 +137,11 @@ class NoisyReportUCB(LinearUCBAgent):
                    instead="'private' (central model) or a smaller dim")
         self.randomizer = self._randomizer(feature_dim, n_models)
         self.gamma = self._gamma(horizon, feature_dim)
-        super().__init__(n_arms, dim, rng=rng, horizon=horizon, regularization=2.0 * self.gamma)
+        if centring == "intercept":
+            raise ValueError(f"Expected centring 'range' or 'none' for {type(self).__name__}, got 'intercept': a "
+                             "report of (1, x) would need a randomizer calibrated for its larger feature bound.")
+        super().__init__(n_arms, dim, rng=rng, horizon=horizon, regularization=2.0 * self.gamma,
+                         reward_range=reward_range, centring=centring)
         self._noise_rng, self._tie_rng = self.rng.spawn(2)
         self.gram = np.zeros((n_models, feature_dim, feature_dim))
         self._pending_gram = np.zeros_like(self.gram)
@@ -173,7 +189,7 @@ class NoisyReportUCB(LinearUCBAgent):
                 )
             self._reports[int(user_id)] = seen
         feature = self._arm_features(observation)[action]
-        clipped = min(max(reward, -self.reward_bound), self.reward_bound)
+        clipped = min(max(self.centring.rewards(reward), -self.reward_bound), self.reward_bound)
         model = self._model_of(action)
         if self.noise:
             gram, vec = self.randomizer.randomize(self._noise_rng, feature, clipped, model)
