@@ -193,11 +193,12 @@ class PrivateAgent(GaussianBatchedAgent):
             :func:`~dpbandit.agents.batched.private_defaults.prior_exploration` of the noise ratio, 0.7 with
             noise off, about 0.1 or less at epsilon 1).
         elimination: ``z`` of the per-user elimination of arms with released confidence (:meth:`_eliminate`;
-            default 0: off, greedy play). Opt-in, not a default: measured on the plain Bernoulli bandit
-            (issue 40 item 3, 20 seeds, T = 5,000, ``z = 2``, with ``prior_exploration = 0``, before the derived defaults): means 0.3 / 0.5 / 0.7 mean regret 249 -> 143,
-            worst seed 1,147 -> 342 (``private-etc`` 85 / 90); means 0.2 / 0.4 / 0.45 / 0.6 285 -> 355, worst
-            1,041 -> 860 (``private-etc`` 121 / 769): the confidence of a starved arm is too narrow (its
-            released count, noise included, stands for its Gram), so it does not yet meet the issue's bar.
+            default 0: off, greedy play). Opt-in, not a default: measured on the plain Bernoulli bandit (issue
+            40 item 3, 20 seeds, T = 5,000, ``z = 2``, with ``prior_exploration = 0``, before the derived
+            defaults): means 0.3 / 0.5 / 0.7 mean regret 249 -> 143, worst seed 1,147 -> 342 (``private-etc``
+            85 / 90); means 0.2 / 0.4 / 0.45 / 0.6 285 -> 355, worst 1,041 -> 860 (``private-etc`` 121 / 769):
+            the confidence of a starved arm is too narrow (its released count, noise included, stands for its
+            Gram), so it does not yet meet the issue's bar.
         **kwargs: :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent` options (clipping, schedule,
             ``aux_share``, ``noise``).
     """
