@@ -893,8 +893,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "issue39-vec-agent-calibrates-without-the-reward-vector",
         "dpbandit/agents/trust/shuffle.py",
-        "calibrate_vector_sum(eps, delta, self.batch, levels, coordinate_count(feature_dim))",
-        "calibrate_vector_sum(eps, delta, self.batch, levels, coordinate_count(feature_dim) - feature_dim)",
+        "trials = calibrate_vector_sum(eps, delta, self.batch, levels, coordinates)",
+        "trials = calibrate_vector_sum(eps, delta, self.batch, levels, coordinates - feature_dim)",
         (*TRUST, *JOINT),
     ),
     Mutant(
