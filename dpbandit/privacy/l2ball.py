@@ -141,9 +141,9 @@ class L2BallRandomizer:
         uniform per row (the hemisphere)."""
         v.rng(rng=rng)
         g = np.asarray(g, dtype=float)
-        rows = g.reshape(-1, self.dim) if g.ndim == 1 else g
-        if rows.ndim != 2:
-            raise ValueError(f"Expected g of shape (dim,) or (n, dim), got {g.shape}.")
+        if g.ndim not in (1, 2) or g.shape[-1] != self.dim:
+            raise ValueError(f"Expected g of shape (dim,) or (n, dim) with dim={self.dim}, got {g.shape}.")
+        rows = g.reshape(-1, self.dim)
         direction, keep = self._signed_direction(rows)
         n = rows.shape[0]
         sign = np.where(rng.random(n) < keep, 1.0, -1.0)
