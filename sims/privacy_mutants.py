@@ -85,6 +85,7 @@ SHUFFLE = ("tests/privacy/test_shuffle.py", "tests/agents/test_trust_agents.py")
 VECTOR_SUM = ("tests/privacy/test_vector_sum.py", "tests/agents/test_trust_agents.py")
 # issue 37: the l2-ball randomizer of LDP-SGD, the local and shuffle SGD agents, LDP-GLOC's projected report
 GLM = ("tests/privacy/test_l2ball.py", "tests/agents/test_sgd_agents.py")
+GLOC = ("tests/privacy/test_gloc.py",)
 
 MUTANTS: tuple[Mutant, ...] = (
     # ------------------------------------------------------------ noise samplers and regularity
@@ -924,5 +925,26 @@ MUTANTS: tuple[Mutant, ...] = (
         "return largest_local_epsilon(self.epsilon / m, self.delta / m, self.batch)",
         "return largest_local_epsilon(self.epsilon, self.delta, self.batch)",
         GLM,
+    ),
+    Mutant(
+        "glm-gloc-projection-dropped",
+        "dpbandit/agents/trust/gloc.py",
+        "        if self.calibration == \"certified\":\n            self._project()\n        self.max_theta_h",
+        "        self.max_theta_h",
+        GLOC,
+    ),
+    Mutant(
+        "glm-gloc-sensitivity-drops-gradient",
+        "dpbandit/agents/trust/gloc.py",
+        "return math.sqrt(2 * L**4 + (L**2 * S) ** 2 + (2 * L * G) ** 2)",
+        "return math.sqrt(2 * L**4 + (L**2 * S) ** 2 + (L * G) ** 2)",
+        GLOC,
+    ),
+    Mutant(
+        "glm-gloc-report-noise-halved",
+        "dpbandit/agents/trust/gloc.py",
+        "s, d, rng = self.sigma, self.dim, self._noise_rng",
+        "s, d, rng = self.sigma / 2, self.dim, self._noise_rng",
+        GLOC,
     ),
 )

@@ -58,6 +58,8 @@ AGENTS: dict[str, str] = {
     "ldp-sgd-disjoint": "dpbandit.agents.trust.sgd:LocalSGDDisjoint",
     "shuffle-sgd": "dpbandit.agents.trust.sgd:ShuffleSGD",
     "shuffle-sgd-disjoint": "dpbandit.agents.trust.sgd:ShuffleSGDDisjoint",
+    # Zheng et al.'s local GLM agent as Han et al.'s code runs it (a baseline; theta_h projected by default)
+    "ldp-gloc": "dpbandit.agents.trust.gloc:LocalGLOC",
 }
 
 
