@@ -117,6 +117,17 @@ def test_clip_is_explicit_and_zero_vectors_are_unbiased() -> None:
     assert np.all(np.abs(z.mean(axis=0)) < 4 * z.std(axis=0) / math.sqrt(20_000))
 
 
+def test_one_vector_path_draws_the_rows_paths_numbers() -> None:
+    """A bandit sends one report per round through the one-vector path: same draws, same reports (to round-off)
+    as the rows path, for a short, a clipped and a zero vector."""
+    rand = L2BallRandomizer(3, 0.8, clip=0.7)
+    for g in (np.array([0.3, -0.2, 0.5]), np.array([3.0, 1.0, 0.0]), np.zeros(3)):
+        a, b = np.random.default_rng(4), np.random.default_rng(4)
+        one = np.array([rand.randomize(a, g) for _ in range(50)])
+        rows = np.array([rand.randomize(b, g[None])[0] for _ in range(50)])
+        assert np.allclose(one, rows, rtol=1e-12, atol=1e-12)
+
+
 def test_bad_inputs_are_errors() -> None:
     with pytest.raises(ValueError, match="epsilon"):
         L2BallRandomizer(2, 0.0)

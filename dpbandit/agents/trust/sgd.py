@@ -136,29 +136,36 @@ class _GradientReports(Agent):
         raise NotImplementedError
 
     # -- contract --------------------------------------------------------------------------------
-    def _scores(self, features: np.ndarray) -> np.ndarray:
-        return np.einsum("kd,kd->k", features, np.broadcast_to(self.theta, features.shape))
-
     def act(self, observation: np.ndarray) -> int:
         """Greedy: the first arm with the largest ``<x_k, theta_k>`` (LDP_servers.py:185-193)."""
-        return int(np.argmax(self._scores(self._arm_features(observation))))
+        return self._act(self._arm_features(observation))
+
+    def _act(self, features: np.ndarray) -> int:
+        if self.theta.shape[0] == 1:
+            return int(np.argmax(features @ self.theta[0]))
+        return int(np.argmax(np.einsum("kd,kd->k", features, self.theta)))
 
     def gradient(self, observation: np.ndarray, action: int, reward: float) -> np.ndarray:
         """The report's input, flattened ``(n_models * d,)``: ``(mu(clip(<x, theta>)) - r) x`` in the played
         arm's block (LDP.py:54)."""
         action = self.check_action(action)
-        reward = _validate.finite(reward=reward)
-        features = self._arm_features(observation)
+        return self._gradient(self._arm_features(observation), action, _validate.finite(reward=reward))
+
+    def _gradient(self, features: np.ndarray, action: int, reward: float) -> np.ndarray:
         model = action if self.theta.shape[0] > 1 else 0
         x = features[action]
-        z = np.clip(x @ self.theta[model], -self.linear_clip, self.linear_clip)
+        z = min(max(float(x @ self.theta[model]), -self.linear_clip), self.linear_clip)
         out = np.zeros_like(self.theta)
         out[model] = (float(self.link.mean(np.asarray(z))) - reward) * x
         return out.ravel()
 
     def update(self, observation: np.ndarray, action: int, reward: float, user_id: int | None = None) -> None:
         """One user's report: randomise the gradient, queue it; step on the batch's mean when it is full."""
-        g = self.gradient(observation, action, reward)
+        self._update(self._arm_features(observation), self.check_action(action), _validate.finite(reward=reward),
+                     user_id)
+
+    def _update(self, features: np.ndarray, action: int, reward: float, user_id: int | None) -> None:
+        g = self._gradient(features, action, reward)
         count_report(self._reports, user_id, self.reports_per_user)
         report = self.randomizer.randomize(self._noise_rng, g) if self.noise else self.randomizer.clipped(g)
         self._pending += report
@@ -178,18 +185,25 @@ class _GradientReports(Agent):
 
     def play_block(self, observations: np.ndarray, rewards: np.ndarray, *, user_ids: np.ndarray | None = None,
                    compiled: bool = True) -> np.ndarray:
-        """``act`` then ``update`` round by round (``user_ids`` passed on)."""
+        """``act`` then ``update`` round by round (``user_ids`` passed on); the block is validated once."""
         del compiled
-        X = np.asarray(observations, dtype=float)
-        R = np.asarray(rewards, dtype=float)
-        if R.shape != (X.shape[0], self.n_arms):
-            raise ValueError(f"Expected rewards of shape ({X.shape[0]}, {self.n_arms}), got {R.shape}.")
+        shape = (self.n_arms, self.dim) if self.observation_model == "per_arm" else (self.dim,)
+        X = _validate.finite_array(observations=observations)
+        R = _validate.finite_array(rewards=rewards)
+        if X.shape[1:] != shape or R.shape != (X.shape[0], self.n_arms):
+            raise ValueError(f"Expected observations (m, {', '.join(map(str, shape))}) and rewards "
+                             f"(m, {self.n_arms}), got {X.shape} and {R.shape}.")
         actions = np.empty(len(X), dtype=np.int64)
         for s, observation in enumerate(X):
-            actions[s] = self.act(observation)
-            self.update(observation, int(actions[s]), float(R[s, actions[s]]),
-                        user_id=None if user_ids is None else int(user_ids[s]))
+            features = self._block_features(observation)
+            a = actions[s] = self._act(features)
+            self._update(features, int(a), float(R[s, a]), None if user_ids is None else int(user_ids[s]))
         return actions
+
+    def _block_features(self, observation: np.ndarray) -> np.ndarray:
+        """Features of an already validated observation."""
+        return observation if self.observation_model == "per_arm" else np.broadcast_to(
+            observation, (self.n_arms, self.dim))
 
     # -- privacy ---------------------------------------------------------------------------------
     @property
