@@ -59,27 +59,61 @@ def authors_theta(seed: int) -> np.ndarray:
 
 
 def run_one(agent: str, options: dict, reward: str, eps: float, seed: int, horizon: int,
-            checkpoints: list[int]) -> dict[int, float]:
-    """Cumulative pseudo-regret of one run at each checkpoint."""
+            checkpoints: list[int], *, authors_delta: bool = True) -> dict[int, float]:
+    """Cumulative pseudo-regret of one run at each checkpoint (``authors_delta``: delta 0.01 for the Gaussian
+    local agents, the authors' utils.py:100; else each agent's default)."""
     link, env_options = LINKS[reward]
     env = gym.make(ENV_ID, horizon=horizon, theta=authors_theta(seed), **env_options)
     env.reset(seed=seed)
     block = env.unwrapped.draw_rounds(horizon)
-    cls = agent_class(agent)
     kwargs = dict(options, epsilon=eps)
     if agent in ("ldp-sgd", "ldp-gloc", "shuffle-sgd"):
         kwargs["link"] = link
-    if agent == "ldp-linucb":
-        kwargs["reward_bound"] = 1.0
-        kwargs["delta"] = 0.01  # the authors' delta (utils.py:100)
-    if agent == "ldp-gloc":
+    if agent in ("ldp-linucb", "ldp-gloc") and authors_delta:
         kwargs["delta"] = 0.01
     rng = np.random.default_rng(np.random.SeedSequence(seed))
-    a = cls(10, 2, rng=rng, horizon=horizon, **kwargs)
+    a = agent_class(agent)(10, 2, rng=rng, horizon=horizon, **kwargs)
     actions = a.play_block(block.observations, block.rewards)
     mu = block.expected_rewards
     regret = np.cumsum(mu.max(axis=1) - mu[np.arange(horizon), actions])
     return {c: float(regret[c - 1]) for c in checkpoints if c <= horizon}
+
+
+#: Trust-model rows (issue 37 item 5): label -> (agent, options by reward). Rewards bounded by 1 (Bernoulli) or
+#: clipped at 8 (Poisson with means in [1/e, e]: P(r > 8) < 0.5%) where an agent needs a bound [Fill].
+BOUND = {"logistic": 1.0, "poisson": 8.0}
+TRUST_AGENTS = {
+    "private (central)": ("private-perarm", lambda r: {"reward_range": (0.0, BOUND[r])}),
+    "shuffle-sgd": ("shuffle-sgd", lambda r: {}),
+    "shuffle LinUCB": ("shuffle-linucb", lambda r: {"feature_bound": 1.0, "param_bound": 1.0,
+                                                    "reward_bound": BOUND[r]}),
+    "ldp-sgd": ("ldp-sgd", lambda r: {}),
+    "ldp-linucb": ("ldp-linucb", lambda r: {"feature_bound": 1.0, "param_bound": 1.0, "reward_bound": BOUND[r]}),
+    "ldp-gloc": ("ldp-gloc", lambda r: {"reward_bound": BOUND[r]}),
+}
+TRUST_EPS = (0.5, 1.0, 2.0, 4.0)
+
+
+def run_trust(out: Path, seeds: int, horizon: int, labels: list[str]) -> None:
+    """Trust-model grid on the logistic and Poisson settings, each agent's default delta (1/T; ``private``:
+    its own); one row per run appended to ``out`` (resumable)."""
+    done = set()
+    if out.exists():
+        old = pd.read_csv(out)
+        done = set(zip(old.agent, old.reward, old.epsilon, old.seed))
+    for reward in ("logistic", "poisson"):
+        for eps in TRUST_EPS:
+            for label in labels:
+                agent, options = TRUST_AGENTS[label]
+                for seed in range(seeds):
+                    if (label, reward, eps, seed) in done:
+                        continue
+                    t0 = time.perf_counter()
+                    res = run_one(agent, options(reward), reward, eps, seed, horizon, [horizon], authors_delta=False)
+                    row = dict(agent=label, reward=reward, epsilon=eps, seed=seed, T=horizon,
+                               cum_regret=round(res[horizon], 4), seconds=round(time.perf_counter() - t0, 1))
+                    pd.DataFrame([row]).to_csv(out, mode="a", header=not out.exists(), index=False)
+                    print(row, flush=True)
 
 
 def interval(x: pd.Series) -> str:
@@ -122,8 +156,12 @@ def main() -> None:
     ap.add_argument("--eps", type=float, nargs="+", default=[1.0, 0.5])
     ap.add_argument("--agents", nargs="+", default=list(AGENTS))
     ap.add_argument("--rewards", nargs="+", default=list(LINKS))
+    ap.add_argument("--trust", action="store_true", help="the trust-model grid instead (item 5)")
     args = ap.parse_args()
-    run_grid(args.out, args.agents, args.rewards, args.horizons, args.eps, args.seeds)
+    if args.trust:
+        run_trust(args.out, args.seeds, args.horizons[0], args.agents)
+    else:
+        run_grid(args.out, args.agents, args.rewards, args.horizons, args.eps, args.seeds)
 
 
 if __name__ == "__main__":
