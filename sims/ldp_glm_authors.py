@@ -55,6 +55,7 @@ def main() -> None:
     ap.add_argument("--eps", type=float, nargs="+", default=[1.0, 0.5])
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--rewards", nargs="+", default=list(REWARDS))
+    ap.add_argument("--algorithms", nargs="+", default=list(AUTHORS_ALGORITHMS))
     ap.add_argument("--checkpoints", type=int, nargs="+", default=[20_000, 100_000],
                     help="also record the cumulative regret at these rounds (within the horizon)")
     args = ap.parse_args()
@@ -75,7 +76,7 @@ def main() -> None:
         for T in args.horizons:
             for eps in args.eps:
                 for reward in args.rewards:
-                    for name in REWARDS[reward]:
+                    for name in [n for n in REWARDS[reward] if n in args.algorithms]:
                         for seed in range(args.seeds):
                             if (name, reward, eps, seed, T) in done:
                                 continue

@@ -107,8 +107,9 @@ class LocalGLOC(PerArmFeatures, Agent):
             raise ValueError("LocalGLOC needs horizon=T (its step 1/sqrt(T) and width depend on it).")
         super().__init__(n_arms, dim, rng=rng, horizon=horizon)
         # state: the Gram matrix and its shifted inverse; work per round: one d x d solve and inverse [derived]
-        size.check("LocalGLOC", size.Footprint(2 * dim * dim * size.FLOAT, 2 * dim**3 + n_arms * dim**2, n_arms * dim),
-                   n_arms=n_arms, dim=dim, per_arm=True, instead="ldp-sgd-disjoint (shared context, K d floats of state) or a smaller dim")
+        footprint = size.Footprint(2 * dim * dim * size.FLOAT, 2 * dim**3 + n_arms * dim**2, n_arms * dim)
+        size.check("LocalGLOC", footprint, n_arms=n_arms, dim=dim, per_arm=True,
+                   instead="ldp-sgd-disjoint (shared context, K d floats of state) or a smaller dim")
         self.epsilon = _validate.positive(epsilon=epsilon)
         self.delta = check_delta(1.0 / max(self.horizon, 2) if delta is None else delta, self.horizon,
                                  owner="LocalGLOC")
