@@ -42,8 +42,8 @@ def cell(s: tuple[float, float, float, int]) -> str:
 
 
 def side_by_side(authors: pd.DataFrame, ours: pd.DataFrame) -> str:
-    lines = ["| T | epsilon | rewards | authors' code | mean [95% CI] | replica | mean [95% CI] | replica's mean "
-             "inside the authors' interval |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| T | epsilon | rewards | authors' code | mean [95% CI] | median | replica | mean [95% CI] | median | "
+             "replica's mean inside the authors' interval | Mann-Whitney p |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for T in sorted(ours["T"].unique()):
         for eps in sorted(ours.epsilon.unique(), reverse=True):
             for reward in REWARD:
@@ -55,8 +55,10 @@ def side_by_side(authors: pd.DataFrame, ours: pd.DataFrame) -> str:
                         continue
                     sa, so = summary(a.cum_regret), summary(o.cum_regret)
                     inside = "yes" if sa[1] <= so[0] <= sa[2] else "**no**"
-                    lines.append(f"| {T:,} | {eps:g} | {REWARD[reward]} | {theirs} | {cell(sa)} | `{mine}` | "
-                                 f"{cell(so)} | {inside} |")
+                    p = stats.mannwhitneyu(a.cum_regret, o.cum_regret).pvalue
+                    lines.append(f"| {T:,} | {eps:g} | {REWARD[reward]} | {theirs} | {cell(sa)} | "
+                                 f"{a.cum_regret.median():,.0f} | `{mine}` | {cell(so)} | {o.cum_regret.median():,.0f} | "
+                                 f"{inside} | {p:.2f} |")
     return "\n".join(lines)
 
 
