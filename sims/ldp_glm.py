@@ -94,15 +94,16 @@ TRUST_AGENTS = {
 TRUST_EPS = (0.5, 1.0, 2.0, 4.0)
 
 
-def run_trust(out: Path, seeds: int, horizon: int, labels: list[str]) -> None:
+def run_trust(out: Path, seeds: int, horizon: int, labels: list[str], rewards: list[str],
+              epsilons: list[float]) -> None:
     """Trust-model grid on the logistic and Poisson settings, each agent's default delta (1/T; ``private``:
     its own); one row per run appended to ``out`` (resumable)."""
     done = set()
     if out.exists():
         old = pd.read_csv(out)
         done = set(zip(old.agent, old.reward, old.epsilon, old.seed))
-    for reward in ("logistic", "poisson"):
-        for eps in TRUST_EPS:
+    for reward in rewards:
+        for eps in epsilons:
             for label in labels:
                 agent, options = TRUST_AGENTS[label]
                 for seed in range(seeds):
@@ -159,7 +160,8 @@ def main() -> None:
     ap.add_argument("--trust", action="store_true", help="the trust-model grid instead (item 5)")
     args = ap.parse_args()
     if args.trust:
-        run_trust(args.out, args.seeds, args.horizons[0], args.agents)
+        run_trust(args.out, args.seeds, args.horizons[0], args.agents,
+                  [r for r in args.rewards if r in BOUND], args.eps)
     else:
         run_grid(args.out, args.agents, args.rewards, args.horizons, args.eps, args.seeds)
 

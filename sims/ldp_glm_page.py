@@ -55,6 +55,8 @@ def side_by_side(authors: pd.DataFrame, ours: pd.DataFrame) -> str:
                         continue
                     sa, so = summary(a.cum_regret), summary(o.cum_regret)
                     inside = "yes" if sa[1] <= so[0] <= sa[2] else "**no**"
+                    if theirs == "LDP-UCB":
+                        inside = "n/a (a different agent)"
                     p = stats.mannwhitneyu(a.cum_regret, o.cum_regret).pvalue
                     lines.append(f"| {T:,} | {eps:g} | {REWARD[reward]} | {theirs} | {cell(sa)} | "
                                  f"{a.cum_regret.median():,.0f} | `{mine}` | {cell(so)} | {o.cum_regret.median():,.0f} | "
