@@ -452,6 +452,7 @@ EXPECTED_RANGES = {
     "dpbandit/Iris-v0": (0.0, 1.0),
     "dpbandit/ImbalancedClasses-v0": (0.0, 1.0),
     "dpbandit/ChowdhuryZhou-v0": (0.0, 1.0),  # Bernoulli rewards (issue 30)
+    "dpbandit/LDPGLMUnitCircle-v0": (-math.inf, math.inf),  # identity link, noiseless (issue 37)
 }
 
 
