@@ -83,6 +83,9 @@ RELEASE_PATH = ("tests/agents/batched/test_release_sensitivity.py",)
 LOCAL = ("tests/privacy/test_local.py", "tests/agents/test_trust_agents.py")
 SHUFFLE = ("tests/privacy/test_shuffle.py", "tests/agents/test_trust_agents.py")
 VECTOR_SUM = ("tests/privacy/test_vector_sum.py", "tests/agents/test_trust_agents.py")
+# issue 37: the l2-ball randomizer of LDP-SGD, the local and shuffle SGD agents, LDP-GLOC's projected report
+GLM = ("tests/privacy/test_l2ball.py", "tests/agents/test_sgd_agents.py")
+GLOC = ("tests/privacy/test_gloc.py",)
 
 # issue 39: the privacy tests as one marked set; joint laws, exact small cases, boundaries, private's layouts,
 # laws at every radius and step (every run selects with ``-m privacy``: only marked tests can kill)
@@ -1093,5 +1096,69 @@ MUTANTS: tuple[Mutant, ...] = (
         "scale = scale1 / math.sqrt(t)",
         "scale = scale1 / math.sqrt(max(t - 1, 1))",
         HDB_STEPS,
+    ),
+    # ------------------------------------------------------------ issue 37: local and shuffle GLM bandits
+    Mutant(
+        "glm-l2ball-radius-at-twice-epsilon",
+        "dpbandit/privacy/l2ball.py",
+        "return 1.0 / math.tanh(epsilon / 2.0) * math.sqrt(math.pi)",
+        "return 1.0 / math.tanh(epsilon) * math.sqrt(math.pi)",
+        GLM,
+    ),
+    Mutant(
+        "glm-l2ball-hemisphere-at-twice-epsilon",
+        "dpbandit/privacy/l2ball.py",
+        "return 1.0 / (1.0 + math.exp(-epsilon))",
+        "return 1.0 / (1.0 + math.exp(-2.0 * epsilon))",
+        GLM,
+    ),
+    Mutant(
+        "glm-pure-epsilon-one-report",
+        "dpbandit/privacy/l2ball.py",
+        "acc.compose(_unroll_rr(pure_dp_event(epsilon, reports)))",
+        "acc.compose(_unroll_rr(pure_dp_event(epsilon, 1)))",
+        GLM,
+    ),
+    Mutant(
+        "glm-local-sgd-ignores-reports-per-user",
+        "dpbandit/agents/trust/sgd.py",
+        "        return self.epsilon / self._per_user\n",
+        "        return self.epsilon\n",
+        GLM,
+    ),
+    Mutant(
+        "glm-shuffle-sgd-batch-overstated",
+        "dpbandit/agents/trust/sgd.py",
+        "return largest_local_epsilon(self.epsilon / m, self.delta / m, self.batch)",
+        "return largest_local_epsilon(self.epsilon / m, self.delta / m, 2 * self.batch)",
+        GLM,
+    ),
+    Mutant(
+        "glm-shuffle-sgd-ignores-reports-per-user",
+        "dpbandit/agents/trust/sgd.py",
+        "return largest_local_epsilon(self.epsilon / m, self.delta / m, self.batch)",
+        "return largest_local_epsilon(self.epsilon, self.delta, self.batch)",
+        GLM,
+    ),
+    Mutant(
+        "glm-gloc-projection-dropped",
+        "dpbandit/agents/trust/gloc.py",
+        "        if self.calibration == \"certified\":\n            self._project()\n        self.max_theta_h",
+        "        self.max_theta_h",
+        GLOC,
+    ),
+    Mutant(
+        "glm-gloc-sensitivity-drops-gradient",
+        "dpbandit/agents/trust/gloc.py",
+        "return math.sqrt(2 * L**4 + (L**2 * S) ** 2 + (2 * L * G) ** 2)",
+        "return math.sqrt(2 * L**4 + (L**2 * S) ** 2 + (L * G) ** 2)",
+        GLOC,
+    ),
+    Mutant(
+        "glm-gloc-report-noise-halved",
+        "dpbandit/agents/trust/gloc.py",
+        "s, d, rng = self.sigma, self.dim, self._noise_rng",
+        "s, d, rng = self.sigma / 2, self.dim, self._noise_rng",
+        GLOC,
     ),
 )

@@ -52,6 +52,8 @@ from fig5_1 import RESULTS, command_line, markdown, shown, sweep, write_csv  # n
 from dpbandit.harness import final_regret_table  # noqa: E402
 
 EPSILONS = (0.2, 0.5, 1.0, 2.0, 5.0)
+#: Start of the GLM rows that sims/ldp_glm_page.py writes into the page (kept when the page is rewritten).
+GLM_ROWS = "<!-- glm rows -->"
 #: Label prefix of the runs with the authors' code's noise (their claimed epsilon on the x axis, ours in the
 #: table's ``epsilon`` column).
 AUTHORS = "[authors' calib.] "
@@ -285,7 +287,10 @@ def main() -> None:
     table = table[[c for c in columns if c in table.columns]]
     write_csv(table, RESULTS / f"{stem}.csv", f"produced by: {origin}")
     plot(table, RESULTS / f"{stem}.png")
-    with open(RESULTS / f"{stem}.md", "w") as fh:
+    page = RESULTS / f"{stem}.md"
+    old_text = page.read_text() if page.exists() else ""
+    glm = old_text[old_text.find(GLM_ROWS):] if GLM_ROWS in old_text else ""  # sims/ldp_glm_page.py's rows
+    with open(page, "w") as fh:
         fh.write(f"# Regret against epsilon under three trust models\n\nCommand: `{command_line()}` (root seed "
                  f"{args.root_seed}, seeds 0..{args.seeds - 1}; sweep stores "
                  f"{', '.join(f'`{shown(p)}`' for p in stores)}). delta = 1/T for the shuffle, local and DP-UCB "
@@ -309,6 +314,8 @@ def main() -> None:
         fh.write("`epsilon` is the certified central epsilon (after shuffling for shuffle agents; the local "
                  "guarantee itself for local agents); `local_epsilon` is one report's own epsilon.\n\n")
         fh.write(markdown(table) + "\n")
+        if glm:
+            fh.write("\n" + glm)
     print(table.to_string(index=False))
 
 

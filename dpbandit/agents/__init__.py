@@ -55,6 +55,14 @@ AGENTS: dict[str, str] = {
     "shuffle-linucb": "dpbandit.agents.trust.shuffle:ShuffleLinUCB",
     "shuffle-linucb-disjoint": "dpbandit.agents.trust.shuffle:ShuffleLinUCBDisjoint",
     "shuffle-vec-linucb": "dpbandit.agents.trust.shuffle:ShuffleVecLinUCB",
+    # issue 37: local and shuffle GLM bandits from the public code of Han, Liang, Wang and Zhang (NeurIPS 2021):
+    # LDP-SGD (l2-ball randomised gradients, pure epsilon) and its shuffle form (ours)
+    "ldp-sgd": "dpbandit.agents.trust.sgd:LocalSGD",
+    "ldp-sgd-disjoint": "dpbandit.agents.trust.sgd:LocalSGDDisjoint",
+    "shuffle-sgd": "dpbandit.agents.trust.sgd:ShuffleSGD",
+    "shuffle-sgd-disjoint": "dpbandit.agents.trust.sgd:ShuffleSGDDisjoint",
+    # Zheng et al.'s local GLM agent as Han et al.'s code runs it (a baseline; theta_h projected by default)
+    "ldp-gloc": "dpbandit.agents.trust.gloc:LocalGLOC",
 }
 
 

@@ -69,6 +69,16 @@ PRESETS: dict[str, dict[str, Any]] = {
         noise="gaussian",
         noise_std=0.05,
     ),
+    # Han, Liang, Wang and Zhang (NeurIPS 2021), Figures 6-8 as their code defines them (liangzp/LDP-Bandit,
+    # Scheme1/envs/envs.py:8-47 and instances/singleparam.py:26-33) [C]: d = 2, K = 10 fresh contexts per round,
+    # each N(0, I) scaled to the unit circle (envs.py:42-47), one unit theta (envs.py:11-12; pass theta= to
+    # reuse theirs for a seed), pseudo-regret mu* - mu_a (envs.py:25-36); identity link with no reward noise
+    # (envs.py:16-17, 'normal'); link='logistic' (Bernoulli) or link='exponential' (Poisson) with
+    # noise='native' for their logistic.py / poisson.py; T = 10^6 in their scripts, 2 x 10^4 here [Fill].
+    "dpbandit/LDPGLMUnitCircle-v0": dict(
+        n_arms=10, dim=2, horizon=20_000, link="identity", context_model="per_arm", contexts="gaussian",
+        context_norm=2.0, theta_norm=2.0, theta_radius=1.0, noise="gaussian", noise_std=0.0,
+    ),
 }
 
 #: The GLM ids.

@@ -44,7 +44,7 @@ class PrivacyGuarantee:
     Attributes:
         mechanism: short description, e.g. ``"DP-UCB Gram tree (Gaussian)"``.
         claimed_epsilon: the paper's (or the user's target) epsilon.
-        claimed_delta: the paper's delta (``0 < delta < 1``).
+        claimed_delta: the paper's delta (``0 <= delta < 1``; 0 for a pure-DP claim).
         epsilon: epsilon at ``claimed_delta`` computed by ``accountant`` (``inf`` if the accountant certifies
             nothing; 0 if it certifies ``(0, claimed_delta)``, e.g. DP-UCB's paper noise at epsilon 1e-3).
         relation: neighbouring relation, e.g. ``"replace-one (l2 sensitivity 2.0)"``.
@@ -80,7 +80,8 @@ class PrivacyGuarantee:
         if self.local_epsilon is not None:
             v.positive(local_epsilon=self.local_epsilon, allow_inf=True)
         v.positive(claimed_epsilon=self.claimed_epsilon)
-        v.probability(claimed_delta=self.claimed_delta)
+        if v.probability(claimed_delta=self.claimed_delta, open_interval=False) == 1.0:  # 0: pure DP
+            raise ValueError(f"Expected claimed_delta in [0, 1), got claimed_delta={self.claimed_delta}.")
         if self.epsilon != math.inf:
             v.nonnegative(epsilon=self.epsilon)
         if self.user_epsilon is not None:

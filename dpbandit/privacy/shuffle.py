@@ -43,6 +43,7 @@ __all__ = [
     "approximate_shuffle_delta",
     "clone_delta",
     "gaussian_shuffle_calibration",
+    "largest_local_epsilon",
     "shuffle_epsilon",
 ]
 
@@ -149,6 +150,34 @@ class ShuffleCalibration:
 
 
 @lru_cache(maxsize=256)
+def largest_local_epsilon(epsilon: float, delta: float, batch: int) -> float:
+    """Largest pure local ``eps0`` (bisection to 1e-4 relative, kept on the feasible side) whose batch of
+    ``batch`` shuffled ``eps0``-DP reports is ``(epsilon, delta)``-DP by :func:`clone_delta` (FMT21 Theorem 3.2).
+
+    ``eps0 >= epsilon`` always (with ``eps0 = epsilon`` the clone bound is the local guarantee's own delta, 0).
+    """
+    epsilon = v.positive(epsilon=epsilon)
+    delta = v.probability(delta=delta)
+    batch = v.integer(batch=batch, minimum=1)
+
+    def feasible(eps0: float) -> bool:
+        return clone_delta(eps0, batch, epsilon) <= delta
+
+    hi = epsilon
+    while feasible(2.0 * hi) and hi < 50.0:
+        hi *= 2.0
+    hi *= 2.0
+    lo = hi / 2.0 if feasible(hi / 2.0) else epsilon
+    while hi - lo > 1e-4 * lo:
+        mid = 0.5 * (lo + hi)
+        if feasible(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@lru_cache(maxsize=256)
 def gaussian_shuffle_calibration(epsilon: float, delta: float, batch: int) -> ShuffleCalibration:
     """Largest local ``eps0`` (bisection to 1e-4 relative, kept on the feasible side) whose batch of
     ``batch`` shuffled reports is ``(epsilon, delta)``-DP centrally, half of ``delta`` to the clone bound and
@@ -165,22 +194,7 @@ def gaussian_shuffle_calibration(epsilon: float, delta: float, batch: int) -> Sh
     def delta0_of(eps0: float) -> float:
         return (delta / 2.0) / ((math.exp(epsilon) + 1.0) * (1.0 + math.exp(-eps0) / 2.0) * batch)
 
-    def feasible(eps0: float) -> bool:
-        return clone_delta(eps0, batch, epsilon) <= delta_clone
-
-    lo = epsilon  # feasible: with eps0 = epsilon the clone bound is the local guarantee's own delta, 0
-    hi = epsilon
-    while feasible(2.0 * hi) and hi < 50.0:
-        hi *= 2.0
-    hi *= 2.0
-    lo = hi / 2.0 if feasible(hi / 2.0) else epsilon
-    while hi - lo > 1e-4 * lo:
-        mid = 0.5 * (lo + hi)
-        if feasible(mid):
-            lo = mid
-        else:
-            hi = mid
-    eps0 = lo
+    eps0 = largest_local_epsilon(epsilon, delta_clone, batch)
     delta0 = delta0_of(eps0)
     # every lo kept was checked: clone_delta(eps0, batch, epsilon) <= delta_clone, so epsilon itself holds;
     # shuffle_epsilon's bisection (1e-6 absolute, rounded up) could state up to 1e-6 more (1e-3 relative at

@@ -454,6 +454,7 @@ EXPECTED_RANGES = {
     "dpbandit/ChowdhuryZhou-v0": (0.0, 1.0),  # Bernoulli rewards (issue 30)
     "dpbandit/BernoulliMAB-v0": (0.0, 1.0),  # Bernoulli rewards (issue 40)
     "dpbandit/BernoulliMAB5-v0": (0.0, 1.0),
+    "dpbandit/LDPGLMUnitCircle-v0": (-math.inf, math.inf),  # identity link, noiseless (issue 37)
 }
 
 

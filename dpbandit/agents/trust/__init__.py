@@ -1,5 +1,7 @@
-"""Agents of the other trust models (issue 30): local DP (:mod:`.local`) and the shuffle model (:mod:`.shuffle`),
-on the shared noisy-report machinery of :mod:`.reports` and the randomizer / amplification / vector-sum
+"""Agents of the other trust models (issue 30): local DP (:mod:`.local`) and the shuffle model (:mod:`.shuffle`);
+for GLM rewards (issue 37) LDP-SGD and its shuffle form (:mod:`.sgd`) and LDP-GLOC (:mod:`.gloc`), from Han,
+Liang, Wang and Zhang's public code (``liangzp/LDP-Bandit``, NeurIPS 2021, on :mod:`dpbandit.privacy.l2ball`).
+The linear agents sit on the shared noisy-report machinery of :mod:`.reports` and the randomizer / amplification / vector-sum
 accounting of :mod:`dpbandit.privacy.local`, :mod:`dpbandit.privacy.shuffle` and
 :mod:`dpbandit.privacy.vector_sum`.
 

@@ -14,10 +14,9 @@ pair, sensitivity derived there). The paper's noise is the classical Gaussian-me
 baseline uses ``sqrt(ln(2.5/delta)) / epsilon`` without a sensitivity factor [C] (privacy/local.py
 docstring compares the numbers); ``calibration="authors"`` runs that noise, side by side only.
 
-Not implemented: Zheng et al.'s local GLM variant (their abstract confirms an ``(epsilon, delta)``-LDP
-generalized-linear algorithm with ``O~(T^{3/4}/epsilon)`` regret; its equations were not reachable in this
-session, so the link's handling, e.g. of the privatised gradient or the GLM-UCB width, could not be traced)
-and their LDP multi-armed bandit reduction. The noise of this agent's linear form is the code's
+Zheng et al.'s local GLM variant is ``ldp-gloc`` (:mod:`dpbandit.agents.trust.gloc`), replicated from the
+public code of Han et al. (``liangzp/LDP-Bandit``), which runs it as a baseline; their LDP multi-armed bandit
+reduction is not implemented. The noise of this agent's linear form is the code's
 ``LDPLinUCB`` (``LinBanditPrivate.py`` lines 150-183 [C]), calibrated here by PLD.
 
 Zheng et al.'s own code (``huang-research-group/LDPbandit2020``, ``src/linucb.py`` [C], read for issue 30)

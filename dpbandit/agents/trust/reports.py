@@ -38,7 +38,7 @@ from dpbandit.privacy.budget import check_delta, require_calibratable_epsilon
 from dpbandit.privacy.guarantee import PrivacyGuarantee
 from dpbandit.privacy.local import LocalGaussianRandomizer
 
-__all__ = ["CALIBRATIONS", "NoisyReportUCB"]
+__all__ = ["CALIBRATIONS", "NoisyReportUCB", "count_report"]
 
 #: What a refusal says of ``noise=False`` (:func:`~dpbandit.privacy.budget.require_calibratable_epsilon`).
 NOISE_OFF_KEEPS_CALIBRATION = (
@@ -47,6 +47,19 @@ NOISE_OFF_KEEPS_CALIBRATION = (
 
 #: ``calibration`` values: ours (certified, the default) or the authors' code's noise (side by side only).
 CALIBRATIONS = ("certified", "authors")
+
+
+def count_report(counts: dict[int, int], user_id: int | None, cap: int | None) -> None:
+    """Count one report of ``user_id`` in ``counts``; ``ValueError`` once a user exceeds ``cap`` reports (the
+    number the calibration composes). Nothing is counted without a user id or a cap."""
+    if user_id is None or cap is None:
+        return
+    seen = counts.get(int(user_id), 0) + 1
+    if seen > cap:
+        raise ValueError(
+            f"user_id={user_id} sent report {seen}, above reports_per_user={cap} (the calibration covers that many)."
+        )
+    counts[int(user_id)] = seen
 
 
 class NoisyReportUCB(LinearUCBAgent):
@@ -180,14 +193,7 @@ class NoisyReportUCB(LinearUCBAgent):
         features, queue the report; publish the batch when it is full."""
         action = self.check_action(action)
         reward = _validate.finite(reward=reward)
-        if user_id is not None and self.reports_per_user is not None:
-            seen = self._reports.get(int(user_id), 0) + 1
-            if seen > self.reports_per_user:
-                raise ValueError(
-                    f"user_id={user_id} sent report {seen}, above reports_per_user={self.reports_per_user} "
-                    "(the calibration covers that many)."
-                )
-            self._reports[int(user_id)] = seen
+        count_report(self._reports, user_id, self.reports_per_user)
         feature = self._arm_features(observation)[action]
         clipped = min(max(self.centring.rewards(reward), -self.reward_bound), self.reward_bound)
         model = self._model_of(action)
