@@ -70,15 +70,18 @@ def ball_radius(dim: int, epsilon: float) -> float:
 @lru_cache(maxsize=256)
 def pure_epsilon(epsilon: float, reports: int = 1) -> float:
     """Epsilon at delta 0 of ``reports`` ``epsilon``-DP reports: dp_accounting PLD of binary randomized response
-    (module docstring; ``REPLACE_ONE``, see :mod:`dpbandit.privacy.accounting`). ``inf`` where the PLD's tail
-    truncation leaves mass it cannot bound at delta 0 (hundreds of reports)."""
+    (module docstring; ``REPLACE_ONE``, see :mod:`dpbandit.privacy.accounting`), or basic composition's
+    ``reports * epsilon`` where that is smaller (one report; hundreds of reports, where the PLD's tail truncation
+    leaves mass it cannot bound at delta 0)."""
     epsilon = v.positive(epsilon=epsilon)
     reports = v.integer(reports=reports, minimum=1)
     acc = dp_accounting.pld.PLDAccountant(
         neighboring_relation=NeighboringRelation.REPLACE_ONE, value_discretization_interval=PURE_DISCRETIZATION
     )
     acc.compose(_unroll_rr(pure_dp_event(epsilon, reports)))  # unrolled: PLD's self-composition of RR is wrong
-    return float(acc.get_epsilon(0.0))
+    # basic composition (reports x epsilon) also holds at delta 0; the PLD's discretisation rounds up by about
+    # 1e-12, which would state more than was asked for one report (issue 38 item 1)
+    return min(float(acc.get_epsilon(0.0)), reports * epsilon)
 
 
 @dataclass(frozen=True)
