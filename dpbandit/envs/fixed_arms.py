@@ -22,6 +22,7 @@ import gymnasium as gym
 import numpy as np
 
 from dpbandit import _validate as v
+from dpbandit.envs.bernoulli_arms import BernoulliArmsEnv
 
 __all__ = ["FixedArmsBernoulliEnv", "FixedArmsVectorEnv", "chowdhury_zhou_instance", "make_vector"]
 
@@ -39,35 +40,24 @@ def chowdhury_zhou_instance(rng: np.random.Generator, n_arms: int, dim: int) -> 
     return X, np.append(theta, 0.5)
 
 
-class FixedArmsBernoulliEnv(gym.Env):
+class FixedArmsBernoulliEnv(BernoulliArmsEnv):
     """Per-arm features fixed over the run, Bernoulli rewards with means ``X theta`` (module docstring).
 
     Args:
         n_arms: K (default 100), dim: d (default 5, >= 2), horizon: T (default 20,000).
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
-
     def __init__(self, n_arms: int = 100, dim: int = 5, horizon: int = 20_000, render_mode: str | None = None) -> None:
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"Expected render_mode None or 'ansi', got {render_mode!r}.")
-        self.render_mode = render_mode
-        self._last = ""
-        self.n_arms = v.integer(n_arms=n_arms, minimum=2)
+        super().__init__(v.integer(n_arms=n_arms, minimum=2), horizon, render_mode)
         self.dim = v.integer(dim=dim, minimum=2)
-        self.horizon = v.integer(horizon=horizon, minimum=1)
         self.context_model = "per_arm"
-        self.action_space = gym.spaces.Discrete(self.n_arms)
+        self.context_text = f"the {self.n_arms} fixed arms"
         self.observation_space = gym.spaces.Box(-1.0, 1.0, shape=(self.n_arms, self.dim), dtype=np.float64)
-        self.reward_range = (0.0, 1.0)
         self.arms = np.zeros((self.n_arms, self.dim))
         self.theta = np.zeros(self.dim)
-        self.means = np.zeros(self.n_arms)
-        self._rewards_rng = np.random.default_rng(0)
-        self.t = 0
 
-    def _info(self) -> dict[str, Any]:
-        return {"expected_rewards": self.means.copy(), "optimal_action": int(np.argmax(self.means))}
+    def _observation(self) -> np.ndarray:
+        return self.arms.copy()
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
@@ -76,29 +66,7 @@ class FixedArmsBernoulliEnv(gym.Env):
         instance_seq, rewards_seq = np.random.SeedSequence(root).spawn(2)
         self.arms, self.theta = chowdhury_zhou_instance(np.random.default_rng(instance_seq), self.n_arms, self.dim)
         self.means = self.arms @ self.theta
-        self._rewards_rng = np.random.default_rng(rewards_seq)
-        self.t = 0
-        self._last = ""
-        return self.arms.copy(), self._info()
-
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
-        if not self.action_space.contains(action):
-            raise ValueError(f"Expected action in 0..{self.n_arms - 1}, got {action!r}.")
-        if self.t >= self.horizon:
-            raise RuntimeError("The episode is over (truncated at the horizon); call reset().")
-        drawn = (self._rewards_rng.random(self.n_arms) < self.means).astype(float)  # every arm: common numbers
-        info = self._info()
-        info["regret"] = float(self.means.max() - self.means[action])
-        self.t += 1
-        self._last = (f"round {self.t}/{self.horizon}: played arm {action}, reward {drawn[action]:g}, "
-                      f"regret {info['regret']:.4g}\n")
-        return self.arms.copy(), float(drawn[action]), False, self.t == self.horizon, info
-
-    def render(self) -> str | None:
-        """``ansi``: the last round played and the next round's context (the fixed arms); else None."""
-        if self.render_mode != "ansi":
-            return None
-        return self._last + f"round {self.t + 1}/{self.horizon}: context = the {self.n_arms} fixed arms\n"
+        return self._start(rewards_seq)
 
 
 class FixedArmsVectorEnv(gym.vector.SyncVectorEnv):

@@ -4,7 +4,7 @@ Arm ``k`` pays Bernoulli(``means[k]``); every round's context is the constant ``
 ``dim = 1``), so a linear agent's per-arm slope is that arm's mean and a context-free policy is all there is
 to learn. The reward range is declared ``(0, 1)`` (contract C1). Each seed draws every arm's reward each
 round from one stream (common random numbers: every agent meets the same draws), as
-:class:`dpbandit.envs.fixed_arms.FixedArmsBernoulliEnv` does.
+:class:`dpbandit.envs.fixed_arms.FixedArmsBernoulliEnv` does (both on :mod:`dpbandit.envs.bernoulli_arms`).
 
 Presets [Fill]: ``dpbandit/BernoulliMAB-v0`` (means 0.3 / 0.5 / 0.7, the issue's setting) and
 ``dpbandit/BernoulliMAB5-v0`` (0.2 / 0.3 / 0.4 / 0.45 / 0.6: five arms, best-to-second gap 0.15), T = 5,000;
@@ -18,12 +18,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from dpbandit import _validate as v
+from dpbandit.envs.bernoulli_arms import BernoulliArmsEnv
 
 __all__ = ["BernoulliMABEnv", "BernoulliMABVectorEnv", "make_vector"]
 
 
-class BernoulliMABEnv(gym.Env):
+class BernoulliMABEnv(BernoulliArmsEnv):
     """K Bernoulli arms, constant context ``(1,)`` (module docstring).
 
     Args:
@@ -31,57 +31,26 @@ class BernoulliMABEnv(gym.Env):
         horizon: T (default 5,000).
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
+    context_text = "the constant (1,)"
 
     def __init__(self, means: tuple[float, ...] = (0.3, 0.5, 0.7), horizon: int = 5_000,
                  render_mode: str | None = None) -> None:
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"Expected render_mode None or 'ansi', got {render_mode!r}.")
         means = np.asarray(means, dtype=float)
         if means.ndim != 1 or means.size < 2 or not np.all((means >= 0.0) & (means <= 1.0)):
             raise ValueError(f"Expected means to be at least two probabilities in [0, 1], got {means!r}.")
-        self.render_mode = render_mode
+        super().__init__(means.size, horizon, render_mode)
         self.means = means
-        self.n_arms = means.size
         self.dim = 1
-        self.horizon = v.integer(horizon=horizon, minimum=1)
         self.context_model = "shared"
-        self.action_space = gym.spaces.Discrete(self.n_arms)
         self.observation_space = gym.spaces.Box(0.0, 1.0, shape=(1,), dtype=np.float64)
-        self.reward_range = (0.0, 1.0)
-        self._rewards_rng = np.random.default_rng(0)
-        self.t = 0
-        self._last = ""
 
-    def _info(self) -> dict[str, Any]:
-        return {"expected_rewards": self.means.copy(), "optimal_action": int(np.argmax(self.means))}
+    def _observation(self) -> np.ndarray:
+        return np.ones(1)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         root = seed if seed is not None else int(self.np_random.integers(2**63))
-        self._rewards_rng = np.random.default_rng(np.random.SeedSequence(root))
-        self.t = 0
-        self._last = ""
-        return np.ones(1), self._info()
-
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
-        if not self.action_space.contains(action):
-            raise ValueError(f"Expected action in 0..{self.n_arms - 1}, got {action!r}.")
-        if self.t >= self.horizon:
-            raise RuntimeError("The episode is over (truncated at the horizon); call reset().")
-        drawn = (self._rewards_rng.random(self.n_arms) < self.means).astype(float)  # every arm: common numbers
-        info = self._info()
-        info["regret"] = float(self.means.max() - self.means[action])
-        self.t += 1
-        self._last = (f"round {self.t}/{self.horizon}: played arm {action}, reward {drawn[action]:g}, "
-                      f"regret {info['regret']:.4g}\n")
-        return np.ones(1), float(drawn[action]), False, self.t == self.horizon, info
-
-    def render(self) -> str | None:
-        """``ansi``: the last round played and the next round's context (the constant 1); else None."""
-        if self.render_mode != "ansi":
-            return None
-        return self._last + f"round {self.t + 1}/{self.horizon}: context = the constant (1,)\n"
+        return self._start(np.random.SeedSequence(root))
 
 
 class BernoulliMABVectorEnv(gym.vector.SyncVectorEnv):
