@@ -20,17 +20,6 @@ def sigma(epsilon: float, delta: float, **options) -> float:
     return accounting.gaussian_sigma(epsilon, delta, accountant="rdp", **options)
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    """An empty cache folder and an empty in-process memo; counts dp-accounting's searches."""
-    monkeypatch.setenv("DPBANDIT_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(calibration_cache, "_memory", {})
-    calls = []
-    search = accounting._search
-    monkeypatch.setattr(accounting, "_search", lambda *a: calls.append(a[1:3]) or search(*a))
-    return calls
-
-
 def test_cached_equals_computed_and_is_read_back(cache, monkeypatch) -> None:
     computed = accounting._search(dp_accounting.GaussianDpEvent, 1.0, 1e-4, "rdp", accounting.RELATION)
     assert sigma(1.0, 1e-4) == computed and len(cache) == 2  # our search, then the one behind the cache

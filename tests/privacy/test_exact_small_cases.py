@@ -118,17 +118,6 @@ def test_vector_sum_epsilon_is_the_brute_force_composition_with_the_tail_charged
 
 
 # ---------------------------------------------------------------- the calibration cache's read-back
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    """An empty cache folder and in-process memo; records dp-accounting's searches."""
-    monkeypatch.setenv("DPBANDIT_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(calibration_cache, "_memory", {})
-    calls = []
-    search = accounting._search
-    monkeypatch.setattr(accounting, "_search", lambda *a: calls.append(a[1:3]) or search(*a))
-    return calls
-
-
 def _plant(factor: float, value: float, monkeypatch: pytest.MonkeyPatch) -> None:
     """Overwrite the one stored calibration with ``factor * value`` and forget the in-process memo."""
     (path,) = calibration_cache.folder().glob("*.json")
