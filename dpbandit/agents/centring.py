@@ -8,9 +8,10 @@ a wrong direction on some Bernoulli seeds). ``centring`` chooses the remedy:
 * ``"none"``: the rewards as they come (the published algorithms: Li et al. 2010, Abbasi-Yadkori et al.
   2011, Zheng et al. 2020, Chowdhury and Zhou 2022);
 * ``"range"``: every reward enters as ``r - c``, ``c`` the midpoint of the environment's declared
-  ``reward_range`` (contract C1): a public constant, so for a private agent the rewards' bound and hence the
-  report's sensitivity are those of the uncentred form (``|r - c| <= B`` holds whenever ``|r| <= B`` did for
-  a range inside ``[-B, B]`` around 0, and the clip to ``[-B, B]`` is applied after centring either way);
+  ``reward_range`` (contract C1): a public constant. A reward in the range then lies within the range's
+  half-width ``h`` of ``c``, so a private agent's report needs the bound ``|r - c| <= h``
+  (:meth:`RewardCentring.clip_bound`: 0.5 on {0, 1} rewards, where the uncentred form needs 1); the clip to
+  ``[-h, h]`` is applied after centring and only cuts rewards outside the declared range [derived];
 * ``"intercept"``: a constant feature 1 appended to every feature row, so each model fits its own intercept
   (a base rate per arm in the disjoint form, one common offset in the shared-parameter form), rewards centred
   as in ``"range"`` when a range is declared (the intercept's ridge then shrinks towards the midpoint). For
@@ -35,15 +36,21 @@ CENTRINGS = ("none", "range", "intercept")
 
 @dataclass(frozen=True)
 class RewardCentring:
-    """What a linear model subtracts from each reward (``centre``) and whether it appends a feature 1."""
+    """What a linear model subtracts from each reward (``centre``), whether it appends a feature 1, and half
+    the declared range's width (``half_width``, ``None`` without a range)."""
 
     mode: str = "none"
     centre: float = 0.0
+    half_width: float | None = None
 
     @classmethod
-    def make(cls, centring: str, reward_range: tuple[float, float] | None) -> RewardCentring:
+    def make(cls, centring: str | None, reward_range: tuple[float, float] | None, *,
+             default: str = "none") -> RewardCentring:
         """Validate ``centring`` and the declared ``reward_range`` (both bounds finite, low < high) and
-        return the rule; ``"range"`` without a declared range is an error naming both."""
+        return the rule; ``centring=None`` takes ``default`` under a declared range and ``"none"`` without
+        one; ``"range"`` without a declared range is an error naming both."""
+        if centring is None:
+            centring = default if reward_range is not None else "none"
         if centring not in CENTRINGS:
             raise ValueError(f"Expected centring in {CENTRINGS}, got {centring!r}.")
         if reward_range is None:
@@ -54,7 +61,15 @@ class RewardCentring:
         low, high = (float(b) for b in reward_range)
         if not (math.isfinite(low) and math.isfinite(high) and low < high):
             raise ValueError(f"Expected reward_range (low, high), finite, low < high, got {reward_range!r}.")
-        return cls(centring, 0.0 if centring == "none" else (low + high) / 2.0)
+        return cls(centring, 0.0 if centring == "none" else (low + high) / 2.0, (high - low) / 2.0)
+
+    def clip_bound(self, default: float) -> float:
+        """The bound ``B`` of a private report's clip ``|r - centre| <= B``: the half-width of the declared range
+        when the rewards are centred at its midpoint (every reward in the range passes unclipped, and no
+        smaller symmetric bound does), else ``default`` (issue 37 item 6)."""
+        if self.mode == "none" or self.half_width is None:
+            return default
+        return self.half_width
 
     @property
     def intercept(self) -> bool:

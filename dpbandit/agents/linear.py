@@ -81,9 +81,8 @@ class LinearUCBAgent(Agent):
     ) -> None:
         super().__init__(n_arms, dim, rng=rng, horizon=horizon)
         self.regularization = _validate.positive(regularization=regularization)
-        default = self.default_centring if reward_range is not None else "none"
         #: What each reward and feature row enter the ridge as (:mod:`dpbandit.agents.centring`).
-        self.centring = RewardCentring.make(default if centring is None else centring, reward_range)
+        self.centring = RewardCentring.make(centring, reward_range, default=self.default_centring)
         size.check(type(self).__name__, self.footprint(), n_arms=self.n_arms, dim=self.dim,
                    per_arm=self.observation_model == "per_arm", instead=self.instead, limit_work=self.limit_work)
         self.t = 0

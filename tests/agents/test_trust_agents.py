@@ -29,16 +29,18 @@ def observation(agent, rng: np.random.Generator) -> np.ndarray:
     return x / np.linalg.norm(x, axis=-1, keepdims=True)
 
 
-def expected_sigma(agent) -> float:
+def expected_sigma(agent, reward_bound: float = 1.0) -> float:
     """The report std computed here, independently of the agent: PLD Gaussian calibration of the (local or
-    shuffle-calibrated) budget at the sensitivity of the report, composed over reports per user."""
+    shuffle-calibrated) budget at the sensitivity of the report (features of norm 1, rewards within
+    ``reward_bound`` after centring), composed over reports per user."""
     return _expected_sigma(agent.trust_model, agent.observation_model == "shared", agent.epsilon, agent.delta,
-                           agent.reports_per_user or 1, agent.batch)
+                           agent.reports_per_user or 1, agent.batch, reward_bound)
 
 
 @functools.lru_cache
-def _expected_sigma(trust: str, disjoint: bool, epsilon: float, delta: float, m: int, batch: int) -> float:
-    sens = report_sensitivity(1.0, 1.0, disjoint=disjoint)
+def _expected_sigma(trust: str, disjoint: bool, epsilon: float, delta: float, m: int, batch: int,
+                    reward_bound: float) -> float:
+    sens = report_sensitivity(1.0, reward_bound, disjoint=disjoint)
     if trust == "local":
         return gaussian_sigma(epsilon, delta, sens, m)
     cal = gaussian_shuffle_calibration(epsilon / m, delta / m, batch)
@@ -259,14 +261,43 @@ def test_authors_shuffle_calibrations_are_not_certified_at_their_claim() -> None
     assert 0.3 < vec.privacy.epsilon < 0.4 and not vec.privacy.holds
 
 
+@pytest.mark.privacy
 @pytest.mark.parametrize("name", NAMES)
-def test_centring_on_the_declared_range_keeps_the_calibration(name: str) -> None:
-    """Issue 37 item 6: under a declared range (0, 1) rewards enter as ``r - 0.5`` (the default); the centre is
-    public, so the report's sensitivity and std are those without a range."""
+def test_centring_on_the_declared_range_clips_at_its_half_width(name: str) -> None:
+    """Issue 37 item 6: under a declared range (0, 1) rewards enter as ``r - 0.5`` (the default) and the report's
+    reward bound is the range's half-width 0.5, where the uncentred form needs 1: sensitivity and drawn std are
+    those of ``(L, 0.5)``. Uncentred (``centring="none"``) the bound stays 1; an explicit bound wins."""
     plain, centred = build(name), build(name, reward_range=(0.0, 1.0))
     assert centred.centring.mode == "range" and centred.centring.centre == 0.5 and plain.centring.mode == "none"
-    assert centred.randomizer.sensitivity == plain.randomizer.sensitivity
-    assert centred.randomizer.sigma == plain.randomizer.sigma == expected_sigma(centred)
+    disjoint = centred.observation_model == "shared"
+    assert centred.reward_bound == 0.5 and plain.reward_bound == 1.0
+    assert centred.randomizer.sensitivity == pytest.approx(report_sensitivity(1.0, 0.5, disjoint=disjoint))
+    assert centred.randomizer.sigma == pytest.approx(expected_sigma(centred, 0.5), rel=1e-9)
+    assert centred.randomizer.sigma < 0.8 * plain.randomizer.sigma
+    assert plain.randomizer.sigma == pytest.approx(expected_sigma(plain, 1.0), rel=1e-9)
+    assert build(name, reward_range=(0.0, 1.0), centring="none").reward_bound == 1.0
+    assert build(name, reward_range=(0.0, 1.0), reward_bound=1.0).reward_bound == 1.0
+    assert build(name, reward_range=(-2.0, 4.0)).reward_bound == 3.0
+
+
+@pytest.mark.privacy
+@pytest.mark.parametrize("centring", ("range", "none"))
+def test_every_reward_reaches_the_randomizer_within_its_bound(centring: str) -> None:
+    """Brute force over rewards inside and outside the declared range (0, 1): the reward each report carries is
+    ``r - c`` clipped to ``[-B, B]``, never above the bound the randomizer is calibrated for, and no reward inside
+    the declared range is cut (``B`` = 0.5 centred, 1 uncentred)."""
+    agent = build("ldp-linucb", reward_range=(0.0, 1.0), centring=centring, noise=False)
+    centre, bound = (0.5, 0.5) if centring == "range" else (0.0, 1.0)
+    assert agent.randomizer.reward_bound == bound
+    rng = np.random.default_rng(11)
+    for r in np.linspace(-1.5, 2.5, 81):
+        obs = observation(agent, rng)
+        before = agent._u_published + agent._pending_u
+        agent.update(obs, 0, float(r))
+        carried = (agent._u_published + agent._pending_u - before)[0] @ obs[0]
+        assert carried == pytest.approx(np.clip(r - centre, -bound, bound), abs=1e-12)
+        if 0.0 <= r <= 1.0:
+            assert carried == pytest.approx(r - centre, abs=1e-12)
 
 
 def test_centred_reports_carry_the_calibrated_noise_around_the_centred_reward() -> None:
@@ -275,7 +306,7 @@ def test_centred_reports_carry_the_calibrated_noise_around_the_centred_reward() 
     samples, wrong, name = [], [], "ldp-linucb"
     for seed in range(15):
         agent = build(name, seed=seed, reward_range=(0.0, 1.0), epsilon=50.0)
-        scale = expected_sigma(agent) * math.sqrt(40)
+        scale = expected_sigma(agent, 0.5) * math.sqrt(40)
         samples.append(play_and_subtract(agent, 40, np.random.default_rng(seed + 100), centre=0.5)[1].ravel() / scale)
         fresh = build(name, seed=seed, reward_range=(0.0, 1.0), epsilon=50.0)
         wrong.append(play_and_subtract(fresh, 40, np.random.default_rng(seed + 100))[1].ravel() / scale)

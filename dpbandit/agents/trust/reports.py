@@ -33,6 +33,7 @@ import numpy as np
 
 from dpbandit import _validate
 from dpbandit.agents import size
+from dpbandit.agents.centring import RewardCentring
 from dpbandit.agents.linear import LinearUCBAgent
 from dpbandit.privacy.budget import check_delta, require_calibratable_epsilon
 from dpbandit.privacy.guarantee import PrivacyGuarantee
@@ -76,8 +77,10 @@ class NoisyReportUCB(LinearUCBAgent):
         param_bound: S >= ||theta*||_2.
         feature_bound: L >= ||x||_2 of every feature row (default ``sqrt(D)`` [C, DP-UCB's default]); a row
             above it is an error, never clipped.
-        reward_bound: B; rewards (centred, see ``centring``) are clipped to [-B, B] before randomising
-            (default 1: Bernoulli rewards).
+        reward_bound: B; rewards (centred, see ``centring``) are clipped to [-B, B] before randomising.
+            Default: the declared range's half-width when rewards are centred on it (0.5 on {0, 1} rewards:
+            :meth:`~dpbandit.agents.centring.RewardCentring.clip_bound`, issue 37 item 6), else 1 (Bernoulli
+            rewards uncentred).
         reports_per_user: reports one user may send; the calibration composes them, and a user id seen
             more often is an error. ``None`` (default): the privacy unit is one round's report, as for the
             central agents (``private``); a person who comes back is several reports, and ``user_epsilon``
@@ -89,7 +92,7 @@ class NoisyReportUCB(LinearUCBAgent):
         reward_range: the environment's declared ``(low, high)`` (the harness passes it).
         centring: ``"range"`` (the default under a declared range: rewards centred at its midpoint before the
             clip to ``[-B, B]``, issue 37 item 6) or ``"none"`` (the default without one; the papers' form);
-            the centre is a public constant, so the report's sensitivity (``L``, ``B``) is unchanged
+            the centre is a public constant, and the report's sensitivity is that of ``(L, B)``
             (:mod:`dpbandit.agents.centring`).
     """
 
@@ -115,7 +118,7 @@ class NoisyReportUCB(LinearUCBAgent):
         noise_std: float = 0.5,
         param_bound: float = 1.0,
         feature_bound: float | None = None,
-        reward_bound: float = 1.0,
+        reward_bound: float | None = None,
         reports_per_user: int | None = None,
         noise: bool = True,
         calibration: str = "certified",
@@ -130,7 +133,13 @@ class NoisyReportUCB(LinearUCBAgent):
                                  owner=type(self).__name__)
         self.noise_std = _validate.positive(noise_std=noise_std)
         self.param_bound = _validate.positive(param_bound=param_bound)
-        self.reward_bound = _validate.positive(reward_bound=reward_bound)
+        if centring == "intercept":
+            raise ValueError(f"Expected centring 'range' or 'none' for {type(self).__name__}, got 'intercept': a "
+                             "report of (1, x) would need a randomizer calibrated for its larger feature bound.")
+        rule = RewardCentring.make(centring, reward_range, default=self.default_centring)
+        self.reward_bound = _validate.positive(
+            reward_bound=rule.clip_bound(1.0) if reward_bound is None else reward_bound
+        )
         self.reports_per_user = (
             None if reports_per_user is None else _validate.integer(reports_per_user=reports_per_user, minimum=1)
         )
@@ -150,11 +159,8 @@ class NoisyReportUCB(LinearUCBAgent):
                    instead="'private' (central model) or a smaller dim")
         self.randomizer = self._randomizer(feature_dim, n_models)
         self.gamma = self._gamma(horizon, feature_dim)
-        if centring == "intercept":
-            raise ValueError(f"Expected centring 'range' or 'none' for {type(self).__name__}, got 'intercept': a "
-                             "report of (1, x) would need a randomizer calibrated for its larger feature bound.")
         super().__init__(n_arms, dim, rng=rng, horizon=horizon, regularization=2.0 * self.gamma,
-                         reward_range=reward_range, centring=centring)
+                         reward_range=reward_range, centring=rule.mode)
         self._noise_rng, self._tie_rng = self.rng.spawn(2)
         self.gram = np.zeros((n_models, feature_dim, feature_dim))
         self._pending_gram = np.zeros_like(self.gram)
