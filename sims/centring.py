@@ -6,14 +6,20 @@ Settings (Bernoulli rewards, declared range (0, 1)):
 
 * ``per-arm``: ``dpbandit/LogisticBandit-v0`` with per-arm features, d = 2, K = 10 (the unit-circle scale of
   issue 37's LDP-GLM setting), T = 10^4: ``shared-linucb``, ``ldp-linucb``, ``shuffle-linucb``,
-  ``shuffle-vec-linucb``;
+  ``shuffle-vec-linucb``, the private agents at their default feature bound ``sqrt(d)``;
+* ``per-arm L=1``: the same, the private agents told the environment's public row norm (``feature_bound=1``:
+  its rows are scaled to unit l2 norm, ``context_norm=2``), as sims/ldp_glm.py tells ``ldp-linucb``;
 * ``shared``: ``dpbandit/LogisticBandit-v0`` at its defaults (d = 10, K = 5), T = 10^4: ``linucb``,
   ``greedy``, ``linucb-diag``, ``ldp-linucb-disjoint``, ``shuffle-linucb-disjoint``;
 * ``classes``: ``dpbandit/ImbalancedClasses-v0``, T = 10^4: ``linucb``, ``greedy`` (accuracy and the
   majority share).
 
-Private agents at epsilon = 1. A seed *fails* when its regret is above half of random play's on that seed
-(the issue's bar for "sent the wrong way"); the page lists the seeds that fail uncentred and pass centred.
+Private agents at epsilon = 1, in three forms: ``none``; ``range, B=1`` (centred, the report's reward clipped
+at 1 as before issue 37 item 6 was closed); ``range`` (centred and clipped at the range's half-width 0.5, the
+default now). Every form of an agent runs under the agent's own name, so on a seed all its forms draw the same
+noise stream (the harness keys an agent's generator by its name): the forms are paired. A seed *fails* when
+its regret is above half of random play's on that seed (the issue's bar for "sent the wrong way"); the page
+lists the seeds that fail uncentred (or centred with the old clip) and pass centred.
 
 Usage: python sims/centring.py [--seeds 10] [--horizon 10000]
 """
@@ -36,18 +42,33 @@ from fig5_1 import RESULTS, command_line, markdown, write_csv  # noqa: E402
 from dpbandit.agents import agent_class  # noqa: E402
 from dpbandit.harness import run, t_interval  # noqa: E402
 
+PER_ARM = ("dpbandit/LogisticBandit-v0", {"dim": 2, "n_arms": 10, "context_model": "per_arm"})
 SETTINGS = {
-    "per-arm": ("dpbandit/LogisticBandit-v0", {"dim": 2, "n_arms": 10, "context_model": "per_arm"},
-                ("shared-linucb", "ldp-linucb", "shuffle-linucb", "shuffle-vec-linucb"), "random-perarm"),
+    "per-arm": (*PER_ARM, ("shared-linucb", "ldp-linucb", "shuffle-linucb", "shuffle-vec-linucb"), "random-perarm",
+                {}),
+    "per-arm L=1": (*PER_ARM, ("ldp-linucb", "shuffle-linucb", "shuffle-vec-linucb"), "random-perarm",
+                    {"feature_bound": 1.0}),
     "shared": ("dpbandit/LogisticBandit-v0", {},
-               ("linucb", "greedy", "linucb-diag", "ldp-linucb-disjoint", "shuffle-linucb-disjoint"), "random"),
-    "classes": ("dpbandit/ImbalancedClasses-v0", {}, ("linucb", "greedy"), "random"),
+               ("linucb", "greedy", "linucb-diag", "ldp-linucb-disjoint", "shuffle-linucb-disjoint"), "random", {}),
+    "classes": ("dpbandit/ImbalancedClasses-v0", {}, ("linucb", "greedy"), "random", {}),
 }
+#: form label -> agent options; the private agents' forms (an intercept would change their report) and the others'
+PRIVATE_FORMS = {"none": {"centring": "none"}, "range, B=1": {"centring": "range", "reward_bound": 1.0},
+                 "range": {"centring": "range"}}
+PLAIN_FORMS = {"none": {"centring": "none"}, "range": {"centring": "range"}, "intercept": {"centring": "intercept"}}
 
 
-def forms(name: str) -> tuple[str, ...]:
-    """The centrings compared for an agent: the private ones cannot take an intercept (its feature bound)."""
-    return ("none", "range") if agent_class(name).trust_model else ("none", "range", "intercept")
+def forms(name: str) -> dict[str, dict]:
+    """The forms compared for an agent (label -> options)."""
+    return PRIVATE_FORMS if agent_class(name).trust_model else PLAIN_FORMS
+
+
+def fixed_seeds(before: np.ndarray, after: np.ndarray) -> tuple[str, str]:
+    """Seeds failing in ``before`` and passing in ``after`` (with both ratios), and the reverse."""
+    fixed = [int(s) for s in np.flatnonzero((before > 0.5) & (after <= 0.5))]
+    broken = [int(s) for s in np.flatnonzero((before <= 0.5) & (after > 0.5))]
+    return (", ".join(f"{s} ({before[s]:.2f} -> {after[s]:.2f})" for s in fixed) or "-",
+            ", ".join(str(s) for s in broken) or "-")
 
 
 def main() -> None:
@@ -60,16 +81,25 @@ def main() -> None:
     warnings.filterwarnings("ignore", message=".*max_rounds_per_user=None")
     rows, failing = [], []
     for label in args.settings:
-        env_id, env_kwargs, names, random = SETTINGS[label]
-        agents = {random: agent_class(random)}
-        for name in names:
-            extra = {"epsilon": 1.0} if agent_class(name).trust_model else {}
-            for form in forms(name):
-                agents[f"{name} [{form}]"] = functools.partial(agent_class(name), centring=form, **extra)
-        df = run(env_id, agents, n_seeds=args.seeds, root_seed=args.root_seed, horizon=args.horizon,
-                 env_kwargs=env_kwargs, n_points=2, progress=False)
-        last = df[df["step"] == args.horizon]
-        regret = {a: g.sort_values("seed")["cumulative_regret"].to_numpy() for a, g in last.groupby("agent")}
+        env_id, env_kwargs, names, random, private_options = SETTINGS[label]
+        runs = [{random: agent_class(random)}]
+        labels = sorted({form for name in names for form in forms(name)}, key=list(PRIVATE_FORMS | PLAIN_FORMS).index)
+        for form in labels:  # one run per form: the agents keep their names, hence their noise streams
+            agents = {}
+            for name in names:
+                if form in forms(name):
+                    extra = {"epsilon": 1.0, **private_options} if agent_class(name).trust_model else {}
+                    agents[name] = functools.partial(agent_class(name), **forms(name)[form], **extra)
+            runs.append({f"{name} [{form}]": factory for name, factory in agents.items()})
+        regret = {}
+        for agents in runs:
+            df = run(env_id, {a.split(" [")[0]: f for a, f in agents.items()}, n_seeds=args.seeds,
+                     root_seed=args.root_seed, horizon=args.horizon, env_kwargs=env_kwargs, n_points=2,
+                     progress=False)
+            last = df[df["step"] == args.horizon]
+            for label_form in agents:
+                g = last[last["agent"] == label_form.split(" [")[0]]
+                regret[label_form] = g.sort_values("seed")["cumulative_regret"].to_numpy()
         for agent, values in regret.items():
             ratio = values / regret[random]
             low, high = t_interval(ratio)
@@ -78,15 +108,17 @@ def main() -> None:
                          "ratio_ci95_high": high, "failed_seeds": int(np.sum(ratio > 0.5)),
                          **({"accuracy": 1.0 - values.mean() / args.horizon} if label == "classes" else {})})
         for name in names:
-            before = regret[f"{name} [none]"] / regret[random]
-            after = regret[f"{name} [range]"] / regret[random]
-            fixed = [int(s) for s in np.flatnonzero((before > 0.5) & (after <= 0.5))]
-            broken = [int(s) for s in np.flatnonzero((before <= 0.5) & (after > 0.5))]
-            failing.append({"setting": label, "agent": name, "failed uncentred": int(np.sum(before > 0.5)),
-                            "failed centred": int(np.sum(after > 0.5)),
-                            "seeds fixed (ratio before -> after)": ", ".join(
-                                f"{s} ({before[s]:.2f} -> {after[s]:.2f})" for s in fixed) or "-",
-                            "seeds broken": ", ".join(str(s) for s in broken) or "-"})
+            ratio = {form: regret[f"{name} [{form}]"] / regret[random] for form in forms(name)}
+            fixed, broken = fixed_seeds(ratio["none"], ratio["range"])
+            old = ratio.get("range, B=1")
+            clip_fixed, clip_broken = fixed_seeds(old, ratio["range"]) if old is not None else ("n/a", "n/a")
+            failing.append({"setting": label, "agent": name, "failed uncentred": int(np.sum(ratio["none"] > 0.5)),
+                            "failed centred, B=1": "n/a" if old is None else int(np.sum(old > 0.5)),
+                            "failed centred": int(np.sum(ratio["range"] > 0.5)),
+                            "seeds fixed by centring (ratio uncentred -> centred)": fixed,
+                            "seeds broken by centring": broken,
+                            "seeds fixed by the half-width clip (B=1 -> 0.5)": clip_fixed,
+                            "seeds broken by the clip": clip_broken})
         print(pd.DataFrame(rows).tail(len(regret)).to_string(index=False), flush=True)
     table, seeds = pd.DataFrame(rows), pd.DataFrame(failing)
     command = command_line()
@@ -95,7 +127,7 @@ def main() -> None:
         fh.write("# Reward centring and intercepts on {0, 1} rewards\n\n"
                  f"Command: `{command}` (root seed {args.root_seed}, {args.seeds} seeds, T = {args.horizon})\n\n"
                  + __doc__.split("\n\n", 1)[1].split("Usage:")[0]
-                 + "## Seeds that failed uncentred and pass centred (`range`)\n\n" + markdown(seeds)
+                 + "## Seeds that failed before and pass centred (`range`)\n\n" + markdown(seeds)
                  + "\n\n## Every agent and form\n\n" + markdown(table) + "\n")
 
 
