@@ -1161,4 +1161,26 @@ MUTANTS: tuple[Mutant, ...] = (
         "s, d, rng = self.sigma / 2, self.dim, self._noise_rng",
         GLOC,
     ),
+    # ------------------------------------------------------------ issue 37 item 6: the centred report's clip
+    Mutant(  # an uncentred reward in the declared range (0, 1) silently cut at 0.5
+        "centring-clip-bound-ignores-the-mode",
+        "dpbandit/agents/centring.py",
+        'if self.mode == "none" or self.half_width is None:',
+        "if self.half_width is None:",
+        LOCAL,
+    ),
+    Mutant(  # clipped before centring: the report carries another reward than r - c clipped to [-B, B]
+        "local-report-clips-before-centring",
+        "dpbandit/agents/trust/reports.py",
+        "clipped = min(max(self.centring.rewards(reward), -self.reward_bound), self.reward_bound)",
+        "clipped = self.centring.rewards(min(max(reward, -self.reward_bound), self.reward_bound))",
+        LOCAL,
+    ),
+    Mutant(  # the centred report calibrated at half the half-width: every reward of the range no longer fits
+        "centring-clip-bound-halved",
+        "dpbandit/agents/centring.py",
+        "        return self.half_width\n",
+        "        return self.half_width / 2\n",
+        LOCAL,
+    ),
 )
