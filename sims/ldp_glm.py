@@ -66,14 +66,20 @@ def run_one(agent: str, options: dict, reward: str, eps: float, seed: int, horiz
     env = gym.make(ENV_ID, horizon=horizon, theta=authors_theta(seed), **env_options)
     env.reset(seed=seed)
     block = env.unwrapped.draw_rounds(horizon)
-    kwargs = dict(options, epsilon=eps)
+    kwargs = dict(options, epsilon=eps) if agent_class(agent).trust_model else dict(options)
     if agent in ("ldp-sgd", "ldp-gloc", "shuffle-sgd"):
         kwargs["link"] = link
     if agent in ("ldp-linucb", "ldp-gloc") and authors_delta:
         kwargs["delta"] = 0.01
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     a = agent_class(agent)(10, 2, rng=rng, horizon=horizon, **kwargs)
-    actions = a.play_block(block.observations, block.rewards)
+    if hasattr(a, "play_block"):
+        actions = a.play_block(block.observations, block.rewards)
+    else:  # no block path (random play): round by round
+        actions = np.empty(horizon, dtype=np.int64)
+        for t, (x, r) in enumerate(zip(block.observations, block.rewards)):
+            actions[t] = a.act(x)
+            a.update(x, int(actions[t]), float(r[actions[t]]))
     mu = block.expected_rewards
     regret = np.cumsum(mu.max(axis=1) - mu[np.arange(horizon), actions])
     return {c: float(regret[c - 1]) for c in checkpoints if c <= horizon}
@@ -82,15 +88,28 @@ def run_one(agent: str, options: dict, reward: str, eps: float, seed: int, horiz
 #: Trust-model rows (issue 37 item 5): label -> (agent, options by reward). Rewards bounded by 1 (Bernoulli) or
 #: clipped at 8 by the local and shuffle agents that need a bound (Poisson means in [1/e, e]: P(r > 8) < 0.5%) [Fill].
 BOUND = {"logistic": 1.0, "poisson": 8.0}
+#: What the local and shuffle LinUCB agents are told of the rewards: on Bernoulli rewards the environment's declared
+#: range (0, 1), as the harness passes it, so they centre at 0.5 and clip at its half-width (issue 37 item 6); on
+#: Poisson rewards (declared (0, inf): nothing to centre on) the clip at 8. ``[uncentred]``: the rows run before
+#: item 6, told no range (rewards clipped at 1, not centred).
+TOLD = {"logistic": {"reward_range": (0.0, 1.0)}, "poisson": {"reward_bound": BOUND["poisson"]}}
+LINUCB = {"feature_bound": 1.0, "param_bound": 1.0}
 TRUST_AGENTS = {
+    "random": ("random-perarm", lambda r: {}),
     # private checks every reward against its declared range (no clip): Poisson(e) exceeds 30 with probability
     # below 1e-18 [Fill]
     "private (central)": ("private-perarm", lambda r: {"reward_range": (0.0, 1.0 if r == "logistic" else 30.0)}),
     "shuffle-sgd": ("shuffle-sgd", lambda r: {}),
-    "shuffle LinUCB": ("shuffle-linucb", lambda r: {"feature_bound": 1.0, "param_bound": 1.0,
-                                                    "reward_bound": BOUND[r]}),
+    "shuffle LinUCB": ("shuffle-linucb", lambda r: {**LINUCB, **TOLD[r]}),
+    "shuffle LinUCB [uncentred]": ("shuffle-linucb", lambda r: {**LINUCB, "reward_bound": BOUND[r]}),
     "ldp-sgd": ("ldp-sgd", lambda r: {}),
-    "ldp-linucb": ("ldp-linucb", lambda r: {"feature_bound": 1.0, "param_bound": 1.0, "reward_bound": BOUND[r]}),
+    # diagnostics, not the faithful agent: the authors' step constant 5 replaced (issue 37 item 5 at epsilon 0.5)
+    "ldp-sgd [step 1]": ("ldp-sgd", lambda r: {"step": 1.0}),
+    "ldp-sgd [step 2]": ("ldp-sgd", lambda r: {"step": 2.0}),
+    "ldp-sgd [step 10]": ("ldp-sgd", lambda r: {"step": 10.0}),
+    "ldp-sgd [step 20]": ("ldp-sgd", lambda r: {"step": 20.0}),
+    "ldp-linucb": ("ldp-linucb", lambda r: {**LINUCB, **TOLD[r]}),
+    "ldp-linucb [uncentred]": ("ldp-linucb", lambda r: {**LINUCB, "reward_bound": BOUND[r]}),
     "ldp-gloc": ("ldp-gloc", lambda r: {"reward_bound": BOUND[r]}),
 }
 TRUST_EPS = (0.5, 1.0, 2.0, 4.0)
