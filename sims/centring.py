@@ -19,9 +19,12 @@ at 1 as before issue 37 item 6 was closed); ``range`` (centred and clipped at th
 default now). Every form of an agent runs under the agent's own name, so on a seed all its forms draw the same
 noise stream (the harness keys an agent's generator by its name): the forms are paired. A seed *fails* when
 its regret is above half of random play's on that seed (the issue's bar for "sent the wrong way"); the page
-lists the seeds that fail uncentred (or centred with the old clip) and pass centred.
+lists the seeds that fail uncentred (or centred with the old clip) and pass centred. A failed seed is *locked*
+(sent the wrong way and kept there) when its regret over the second half of the run is above random play's over
+the same rounds; the other failed seeds are learning, slowly.
 
-Usage: python sims/centring.py [--seeds 10] [--horizon 10000]
+Usage: python sims/centring.py [--seeds 10] [--horizon 10000] [--settings ...] [--agents ...] [--page centring]
+(``--agents``: only these of each setting; ``--page``: writes results/<page>.md and .csv)
 """
 
 from __future__ import annotations
@@ -77,11 +80,14 @@ def main() -> None:
     parser.add_argument("--horizon", type=int, default=10_000)
     parser.add_argument("--root-seed", type=int, default=40)
     parser.add_argument("--settings", nargs="*", default=list(SETTINGS))
+    parser.add_argument("--agents", nargs="*", default=None, help="only these agents of each setting")
+    parser.add_argument("--page", default="centring", help="results/<page>.md and results/<page>.csv")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", message=".*max_rounds_per_user=None")
     rows, failing = [], []
     for label in args.settings:
         env_id, env_kwargs, names, random, private_options = SETTINGS[label]
+        names = tuple(n for n in names if args.agents is None or n in args.agents)
         runs = [{random: agent_class(random)}]
         labels = sorted({form for name in names for form in forms(name)}, key=list(PRIVATE_FORMS | PLAIN_FORMS).index)
         for form in labels:  # one run per form: the agents keep their names, hence their noise streams
@@ -91,30 +97,35 @@ def main() -> None:
                     extra = {"epsilon": 1.0, **private_options} if agent_class(name).trust_model else {}
                     agents[name] = functools.partial(agent_class(name), **forms(name)[form], **extra)
             runs.append({f"{name} [{form}]": factory for name, factory in agents.items()})
-        regret = {}
+        regret, late = {}, {}  # final regret; regret over the second half of the run
         for agents in runs:
             df = run(env_id, {a.split(" [")[0]: f for a, f in agents.items()}, n_seeds=args.seeds,
-                     root_seed=args.root_seed, horizon=args.horizon, env_kwargs=env_kwargs, n_points=2,
-                     progress=False)
-            last = df[df["step"] == args.horizon]
+                     root_seed=args.root_seed, horizon=args.horizon, env_kwargs=env_kwargs, n_points=3,
+                     spacing="linear", progress=False)
+            half = sorted(df["step"].unique())[1]
             for label_form in agents:
-                g = last[last["agent"] == label_form.split(" [")[0]]
-                regret[label_form] = g.sort_values("seed")["cumulative_regret"].to_numpy()
+                g = df[df["agent"] == label_form.split(" [")[0]].sort_values("seed")
+                end = g[g["step"] == args.horizon]["cumulative_regret"].to_numpy()
+                regret[label_form] = end
+                late[label_form] = end - g[g["step"] == half]["cumulative_regret"].to_numpy()
+        locked = {agent: (late[agent] > late[random]) & (regret[agent] > 0.5 * regret[random]) for agent in regret}
         for agent, values in regret.items():
             ratio = values / regret[random]
             low, high = t_interval(ratio)
             rows.append({"setting": label, "agent": agent, "seeds": values.size, "regret": values.mean(),
                          "worst_seed_regret": values.max(), "ratio_to_random": ratio.mean(), "ratio_ci95_low": low,
                          "ratio_ci95_high": high, "failed_seeds": int(np.sum(ratio > 0.5)),
+                         "locked_seeds": int(np.sum(locked[agent])),
                          **({"accuracy": 1.0 - values.mean() / args.horizon} if label == "classes" else {})})
         for name in names:
             ratio = {form: regret[f"{name} [{form}]"] / regret[random] for form in forms(name)}
             fixed, broken = fixed_seeds(ratio["none"], ratio["range"])
             old = ratio.get("range, B=1")
             clip_fixed, clip_broken = fixed_seeds(old, ratio["range"]) if old is not None else ("n/a", "n/a")
-            failing.append({"setting": label, "agent": name, "failed uncentred": int(np.sum(ratio["none"] > 0.5)),
-                            "failed centred, B=1": "n/a" if old is None else int(np.sum(old > 0.5)),
-                            "failed centred": int(np.sum(ratio["range"] > 0.5)),
+            count = {form: f"{np.sum(r > 0.5)} ({np.sum(locked[f'{name} [{form}]'])})" for form, r in ratio.items()}
+            failing.append({"setting": label, "agent": name, "failed (locked) uncentred": count["none"],
+                            "failed (locked) centred, B=1": count.get("range, B=1", "n/a"),
+                            "failed (locked) centred": count["range"],
                             "seeds fixed by centring (ratio uncentred -> centred)": fixed,
                             "seeds broken by centring": broken,
                             "seeds fixed by the half-width clip (B=1 -> 0.5)": clip_fixed,
@@ -122,8 +133,8 @@ def main() -> None:
         print(pd.DataFrame(rows).tail(len(regret)).to_string(index=False), flush=True)
     table, seeds = pd.DataFrame(rows), pd.DataFrame(failing)
     command = command_line()
-    write_csv(table, RESULTS / "centring.csv", f"produced by: {command} (root seed {args.root_seed})")
-    with open(RESULTS / "centring.md", "w") as fh:
+    write_csv(table, RESULTS / f"{args.page}.csv", f"produced by: {command} (root seed {args.root_seed})")
+    with open(RESULTS / f"{args.page}.md", "w") as fh:
         fh.write("# Reward centring and intercepts on {0, 1} rewards\n\n"
                  f"Command: `{command}` (root seed {args.root_seed}, {args.seeds} seeds, T = {args.horizon})\n\n"
                  + __doc__.split("\n\n", 1)[1].split("Usage:")[0]
