@@ -76,7 +76,8 @@ the direction that makes the arm win (pooled against own, 16 seeds, root 99: S1 
 S4 0.224x against 0.238x, ``GLMBandit-v0`` 0.042x against 0.049x, ``PoissonBandit-v0`` 0.262x against 0.276x).
 With an intercept (the default with noise off) ``c_k`` is the model's fitted mean. With noise off, ``B``
 tracks the ``NOISE_OFF_REWARD_QUANTILE`` of ``|r - c_k|``, not the median: the median trades clipping bias
-against noise, and without noise there is none to trade.
+against noise, and without noise there is none to trade; in between, the quantile moves continuously with
+the noise (:func:`~dpbandit.agents.batched.private_defaults.reward_quantile`).
 
 Sensitivities (replace-one user record: context(s) and reward replaced, the played arm may switch; ``||x|| <=
 C``, ``|b| <= B``). Same model: the block of ``k`` changes from ``f(x, b)`` to ``f(x', b')``; switch (disjoint
@@ -146,11 +147,8 @@ CANDIDATES = ("dense", "sparse", "constant")
 #: (digits at T = 10^4, 5 seeds, root 2911: accuracy 0.47 -> 0.41, two seeds at 0.26 and 0.28; item-1
 #: imbalanced 0.592 -> 0.578).
 DEFAULT_CANDIDATES = ("dense", "sparse")
-#: Quantile the reward clip tracks with noise off (no noise to trade the clip's bias against) [Fill]: at the
-#: median, clipped rewards shrank the slopes by half on ``LinearBandit-v0``. With the noise-off schedule
-#: below, noise-off regret on the learning suite went from 3.04x to 1.38x LinUCB's on S4 and from 1.93x to
-#: 0.91x on S1 (results/learning_suite.md; the split between the two changes: docs/batched_agents.md).
-NOISE_OFF_REWARD_QUANTILE = 0.99
+#: Quantile the reward clip tracks with noise off (:mod:`~dpbandit.agents.batched.private_defaults`).
+NOISE_OFF_REWARD_QUANTILE = defaults.NOISE_OFF_REWARD_QUANTILE
 #: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
 #: Largest ``d^2`` for which the pooled Gram is kept (2^22 floats, 32 MB; ``d <= 2048``) [Fill].
@@ -283,8 +281,8 @@ class PrivateAgent(GaussianBatchedAgent):
         if self.pooled and not self.selecting:  # a fixed estimate: no loss block, its budget to the moments
             shares["moments"] += shares.pop("selection")
         self.main_blocks = shares
-        if limit:
-            kwargs.setdefault("reward_quantile", NOISE_OFF_REWARD_QUANTILE)
+        kwargs.setdefault("reward_quantile", defaults.reward_quantile(self.noise_ratio, horizon=horizon,
+                                                                      n_models=models))
         first, ratio = self._schedule(limit, kwargs)
         kwargs.setdefault("first_batch", first)
         kwargs.setdefault("batch_ratio", ratio)

@@ -18,9 +18,8 @@ SETTINGS = [(2, 50, 10_000), (10, 64, 10_000), (4, 12, 10_000), (20, 25, 20_000)
 
 
 def limits(agent: PrivateAgent) -> tuple:
-    """The defaults that differ between noise on and off."""
-    return (agent.second_moments, agent.intercept_fit, agent.clipping.reward_quantile,
-            (agent.schedule.first, agent.schedule.ratio))
+    """The discrete defaults that differ between noise on and off (the layout, the intercept) and the schedule."""
+    return (agent.second_moments, agent.intercept_fit, (agent.schedule.first, agent.schedule.ratio))
 
 
 @pytest.mark.parametrize(("K", "d", "T"), SETTINGS)
@@ -34,6 +33,13 @@ def test_every_default_reaches_its_noise_off_value_as_epsilon_grows(K, d, T) -> 
     assert all(np.diff(ratios) < 0) and ratios[-1] < 1e-5  # the noise ratio falls to 0 ...
     assert all(np.diff(explorations) > 0) and explorations[-1] == pytest.approx(0.7, abs=1e-5)  # ... and these rise
     assert explorations[0] < 0.25  # near epsilon 1's former 0
+    # the reward clip's quantile rises continuously from the median to the noise-off 0.99
+    quantiles = [a.clipping.reward_quantile for a in agents]
+    assert off.clipping.reward_quantile == defaults.NOISE_OFF_REWARD_QUANTILE == 0.99
+    assert all(np.diff(quantiles) > 0) and quantiles[0] == pytest.approx(0.5, abs=1e-3)
+    assert quantiles[-1] == pytest.approx(0.99, abs=3e-3)
+    weights = [defaults.one_round_weight(a.noise_ratio, horizon=T, n_models=K) for a in agents]
+    assert quantiles == pytest.approx([0.5 + 0.49 * w for w in weights])
     # the noise ratio is the documented function of the calibrated multiplier (public inputs only)
     z = gaussian_multiplier(8.0, default_delta(T))
     first, ratio = defaults.schedule("pooled", 8.0)
@@ -60,6 +66,12 @@ def test_the_module_functions_reach_their_noise_off_values() -> None:
     assert defaults.noise_negligible(0.0, horizon=100, n_models=3)
     assert not defaults.noise_negligible(0.031, horizon=100, n_models=3)
     assert defaults.schedule("pooled", None) == defaults.SCHEDULES["noise-off"]
+    # the clip quantile: the noise-off one at a = 0, halfway at the switch a = K / T, the median as a -> inf
+    assert defaults.reward_quantile(0.0, horizon=100, n_models=3) == defaults.NOISE_OFF_REWARD_QUANTILE
+    assert defaults.reward_quantile(0.03, horizon=100, n_models=3) == pytest.approx(0.745)
+    assert defaults.reward_quantile(math.inf, horizon=100, n_models=3) == 0.5
+    assert defaults.reward_quantile(1.0, horizon=None, n_models=3) == 0.5
+    assert defaults.one_round_weight(0.0, horizon=100, n_models=3) == 1.0
     for layout in ("pooled", "screened"):
         assert defaults.schedule(layout, 1.0) == defaults.SCHEDULES[layout]
         assert defaults.schedule(layout, 1e12) == pytest.approx(defaults.SCHEDULES["noise-off"])
@@ -81,7 +93,10 @@ def test_at_epsilon_a_million_it_plays_as_noise_off_up_to_the_noise(env_id, rewa
     Drawing no noise but counting it is not enough (22 differences on Figure 5.1): the ridge's noise terms
     (the Gram noise's spectral norm ``2 s_G sqrt(d)``, the moments' noise norm over the largest slope) scale
     with the noise std, ``z`` about ``1 / sqrt(2 epsilon)``, and at epsilon 10^6 are still about 10% of one
-    round's ridge ``C^2``, enough to tip near-ties in the early, ill-conditioned fits (batch 10, d = 50)."""
+    round's ridge ``C^2``, enough to tip near-ties in the early, ill-conditioned fits (batch 10, d = 50). The
+    reward clip's quantile is the noise-off 0.99 up to the one-round weight (0.989 on Figure 5.1; with a declared
+    range, as on the imbalanced set, the clip stays the half-width whatever the quantile): the quiet agent is
+    given 0.99 exactly."""
     T = 10_000
     block = rounds(env_id, T)
     K, d = block.rewards.shape[1], block.observations.shape[-1]
@@ -93,9 +108,11 @@ def test_at_epsilon_a_million_it_plays_as_noise_off_up_to_the_noise(env_id, rewa
     off, off_actions = play(noise=False)
     big, big_actions = play(epsilon=1e6)
     assert limits(big) == limits(off) and big.prior_exploration == pytest.approx(0.7, abs=1e-5)
+    assert big.clipping.reward_quantile == pytest.approx(0.99, abs=3e-3)
     differences = int(np.sum(big_actions != off_actions))
     assert 0 < differences <= most, differences
-    quiet = PrivateAgent(K, d, rng=np.random.default_rng(3), horizon=T, reward_range=reward_range, epsilon=1e6)
+    quiet = PrivateAgent(K, d, rng=np.random.default_rng(3), horizon=T, reward_range=reward_range, epsilon=1e6,
+                         reward_quantile=defaults.NOISE_OFF_REWARD_QUANTILE)
     quiet.release.release = lambda rng, values, sensitivities: {k: np.asarray(v, float) for k, v in values.items()}
     sigmas = quiet._sigmas
     quiet._sigmas = lambda: dict.fromkeys(sigmas(), 0.0)
