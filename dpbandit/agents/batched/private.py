@@ -249,7 +249,8 @@ class PrivateAgent(GaussianBatchedAgent):
         #: The pooled layout's portfolio, in order of preference on ties.
         self.candidates = tuple(name for name in CANDIDATES if name in names)
         if second_moments is None:
-            second_moments = self._second_moments(n_arms, dim, horizon, {**kwargs, "noise": not limit})
+            second_moments = self._second_moments(n_arms, dim, horizon, {**kwargs, "noise": not limit},
+                                                  n_models=models)
         #: ``"pooled"`` (one pooled Gram), ``"gram"`` (per-model Grams), ``"diag"`` (pooled diagonal),
         #: ``"none"`` (isotropic ``C^2 / d``).
         self.second_moments = _validate.one_of(tuple(SHARES), second_moments=second_moments)
@@ -281,8 +282,7 @@ class PrivateAgent(GaussianBatchedAgent):
         if self.pooled and not self.selecting:  # a fixed estimate: no loss block, its budget to the moments
             shares["moments"] += shares.pop("selection")
         self.main_blocks = shares
-        kwargs.setdefault("reward_quantile", defaults.reward_quantile(self.noise_ratio, horizon=horizon,
-                                                                      n_models=models))
+        kwargs.setdefault("reward_quantile", defaults.reward_quantile(self.noise_ratio, horizon=horizon))
         first, ratio = self._schedule(limit, kwargs)
         kwargs.setdefault("first_batch", first)
         kwargs.setdefault("batch_ratio", ratio)
@@ -322,7 +322,8 @@ class PrivateAgent(GaussianBatchedAgent):
         self._centre = np.zeros((K, d))  # xbar_k
 
     @staticmethod
-    def _second_moments(n_arms: int, dim: int, horizon: int | None, options: dict[str, Any]) -> str:
+    def _second_moments(n_arms: int, dim: int, horizon: int | None, options: dict[str, Any], *,
+                        n_models: int | None = None) -> str:
         """Public rule [Fill; measured in docs/batched_agents.md]: the pooled Gram wherever it fits.
 
         One pooled ``d x d`` Gram (``"pooled"``) while ``d^2 <= POOLED_MAX_ENTRIES`` (memory, and one
@@ -346,8 +347,15 @@ class PrivateAgent(GaussianBatchedAgent):
         delta = _validate.probability(delta=default_delta(horizon) if delta is None else delta)
         z = 2.0 * math.sqrt(2.0) * gaussian_multiplier(epsilon, delta)
         free = 1.0 - options.get("aux_share", 0.1)
+        models = n_arms if n_models is None else n_models
         for layout in ("pooled", "diag"):
             if (fits or layout == "diag") and horizon >= z * dim / math.sqrt(free * SHARES[layout][layout]):
+                first, ratio = defaults.schedule("pooled", epsilon)
+                if layout == "pooled" and models * dim**2 <= GRAM_MAX_ENTRIES and defaults.per_model_grams(
+                        gaussian_multiplier(epsilon, delta), horizon=horizon, dim=dim, n_models=models,
+                        share=free * SHARES["gram"]["gram"],
+                        releases=defaults.effective_releases(horizon, first, ratio)):
+                    return "gram"
                 return layout
         return "none"
 
