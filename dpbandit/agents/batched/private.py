@@ -249,8 +249,10 @@ class PrivateAgent(GaussianBatchedAgent):
         #: The pooled layout's portfolio, in order of preference on ties.
         self.candidates = tuple(name for name in CANDIDATES if name in names)
         if second_moments is None:
+            # a requested private choice (candidates or a fixed estimate) keeps the pooled layout it needs
             second_moments = self._second_moments(n_arms, dim, horizon, {**kwargs, "noise": not limit},
-                                                  n_models=models)
+                                                  n_models=models, noise_ratio=(
+                                                      math.inf if candidates or estimator else self.noise_ratio))
         #: ``"pooled"`` (one pooled Gram), ``"gram"`` (per-model Grams), ``"diag"`` (pooled diagonal),
         #: ``"none"`` (isotropic ``C^2 / d``).
         self.second_moments = _validate.one_of(tuple(SHARES), second_moments=second_moments)
@@ -323,7 +325,7 @@ class PrivateAgent(GaussianBatchedAgent):
 
     @staticmethod
     def _second_moments(n_arms: int, dim: int, horizon: int | None, options: dict[str, Any], *,
-                        n_models: int | None = None) -> str:
+                        n_models: int | None = None, noise_ratio: float = math.inf) -> str:
         """Public rule [Fill; measured in docs/batched_agents.md]: the pooled Gram wherever it fits.
 
         One pooled ``d x d`` Gram (``"pooled"``) while ``d^2 <= POOLED_MAX_ENTRIES`` (memory, and one
@@ -335,7 +337,11 @@ class PrivateAgent(GaussianBatchedAgent):
         screen on every dense and real-data setting measured. Larger ``d``: the pooled diagonal under the same
         condition with its share, else ``"none"``. ``C`` cancels; every input (``T``, ``K``, ``d``, epsilon,
         delta) is public. With noise off (nothing to average out): per-model Grams while ``K d^2 <=
-        GRAM_MAX_ENTRIES``, then with an intercept the exact least squares per arm LinUCB's ridge fits.
+        GRAM_MAX_ENTRIES``, then with an intercept the exact least squares per arm LinUCB's ridge fits. Under
+        noise the pooled layout gives way to per-model Grams where their noise falls below the pooled Gram's
+        bias and the noise ratio below ``PER_MODEL_MAX_NOISE_RATIO``
+        (:func:`~dpbandit.agents.batched.private_defaults.per_model_grams`; ``noise_ratio = inf``: never, as
+        where a private choice was requested).
         """
         fits = dim**2 <= POOLED_MAX_ENTRIES
         if not options.get("noise", True):
@@ -354,7 +360,7 @@ class PrivateAgent(GaussianBatchedAgent):
                 if layout == "pooled" and models * dim**2 <= GRAM_MAX_ENTRIES and defaults.per_model_grams(
                         gaussian_multiplier(epsilon, delta), horizon=horizon, dim=dim, n_models=models,
                         share=free * SHARES["gram"]["gram"],
-                        releases=defaults.effective_releases(horizon, first, ratio)):
+                        releases=defaults.effective_releases(horizon, first, ratio), ratio=noise_ratio):
                     return "gram"
                 return layout
         return "none"

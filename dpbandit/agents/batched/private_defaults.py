@@ -25,7 +25,7 @@ from dpbandit import _validate
 from dpbandit.agents.batched.base import BatchSchedule
 
 __all__ = ["NOISE_OFF_PRIOR_EXPLORATION", "NOISE_OFF_REWARD_QUANTILE", "SCHEDULES", "effective_releases",
-           "noise_negligible", "noise_ratio", "per_model_grams", "one_round_weight", "prior_exploration", "reward_quantile", "schedule"]
+           "PER_MODEL_MAX_NOISE_RATIO", "noise_negligible", "noise_ratio", "per_model_grams", "one_round_weight", "prior_exploration", "reward_quantile", "schedule"]
 
 #: Default ``prior_exploration`` with noise off [Fill; measured, docs/batched_agents.md "Many arms"]: greedy
 #: least squares starved arms whose first estimates lost (``LinearBandit-v0``, 20 arms, d = 25: 8 of 20 arms
@@ -46,6 +46,12 @@ NOISE_OFF_PRIOR_EXPLORATION = 0.7
 #: regret on the learning suite went from 3.04x to 1.38x LinUCB's on S4 and from 1.93x to 0.91x on S1
 #: (results/learning_suite.md; the split between the two changes: docs/batched_agents.md).
 NOISE_OFF_REWARD_QUANTILE = 0.99
+#: Largest noise ratio ``a`` at which :func:`per_model_grams` may leave the pooled layout [Fill; measured]: the
+#: pooled layout's private choice (dense, screened, and the per-arm constant) exists to pay for the noise, and
+#: per-model Grams give it up. ``LinearBandit-v0``, K = 20, d = 25, T = 2 x 10^4 (6 seeds, root 29),
+#: per-model against pooled: epsilon 1024 (``a`` 0.0011) 885 against 1,197; 256 (0.0053) 1,338 against 1,494
+#: (10 seeds); 64 (0.03) 1,649 against 1,582; 16 (0.2) 2,227 against 2,176.
+PER_MODEL_MAX_NOISE_RATIO = 0.01
 SCHEDULES = {"pooled": (64, 1.5), "screened": (32, 2.0), "noise-off": (16, 1.2)}
 
 
@@ -156,7 +162,7 @@ def schedule(layout: str, epsilon: float | None) -> tuple[int, float]:
 
 
 def per_model_grams(multiplier: float, *, horizon: int, dim: int, n_models: int, share: float,
-                    releases: float) -> bool:
+                    releases: float, ratio: float = 0.0) -> bool:
     """Whether per-model Grams beat the pooled one: their relative noise is below the pooled Gram's relative
     bias [Fill; derived crossover, measured on results/private_epsilon_limit.md].
 
@@ -167,8 +173,11 @@ def per_model_grams(multiplier: float, *, horizon: int, dim: int, n_models: int,
     ``k``'s Gram; greedy play selects each arm's rows along the differences of the slopes, ``min(K - 1, d)``
     directions of ``d``, and there the pooled share is off by a relative amount of order one: relative bias
     ``min(K - 1, d) / d``, which no noise level removes (it is why the pooled layout does not tend to noise off
-    as epsilon grows). ``C`` cancels: a function of (epsilon, delta), T, d, K and the share only.
+    as epsilon grows). ``C`` cancels: a function of (epsilon, delta), T, d, K and the share only. Only where
+    the noise ratio ``ratio`` (:func:`noise_ratio`) is at most ``PER_MODEL_MAX_NOISE_RATIO``.
     """
+    if ratio > PER_MODEL_MAX_NOISE_RATIO:
+        return False
     z = _validate.nonnegative(multiplier=multiplier)
     horizon = _validate.integer(horizon=horizon, minimum=1)
     noise = 2.0 * z * math.sqrt(2.0 * releases * dim / _validate.probability(share=share)) * n_models * dim / horizon

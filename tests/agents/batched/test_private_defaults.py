@@ -80,6 +80,8 @@ def test_the_module_functions_reach_their_noise_off_values() -> None:
     assert defaults.per_model_grams(0.99 * edge, **kw) and not defaults.per_model_grams(1.01 * edge, **kw)
     assert defaults.per_model_grams(0.0, **kw)  # noise off: no noise to pay for the own Grams
     assert not defaults.per_model_grams(0.0, **{**kw, "n_models": 1})  # one model: the pooled Gram is its own
+    assert not defaults.per_model_grams(0.0, **kw, ratio=1.01 * defaults.PER_MODEL_MAX_NOISE_RATIO)
+    assert defaults.per_model_grams(0.0, **kw, ratio=defaults.PER_MODEL_MAX_NOISE_RATIO)
     for layout in ("pooled", "screened"):
         assert defaults.schedule(layout, 1.0) == defaults.SCHEDULES[layout]
         assert defaults.schedule(layout, 1e12) == pytest.approx(defaults.SCHEDULES["noise-off"])
@@ -141,3 +143,16 @@ def test_the_defaults_are_functions_of_public_inputs_only() -> None:
     fresh = PrivateAgent(3, 6, rng=np.random.default_rng(5), horizon=T, epsilon=8.0)
     assert states[0] == states[1] == (fresh.noise_ratio, fresh.prior_exploration, fresh.clipping.reward_quantile,
                                       *limits(fresh))
+
+
+def test_per_model_grams_where_the_noise_is_small_and_no_private_choice_is_asked_for() -> None:
+    """The layout's crossover (issue 40): ``LinearBandit-v0``'s size (K = 20, d = 25, T = 2 x 10^4) keeps the
+    pooled layout at epsilon <= 64 and takes per-model Grams from 256 on; Figure 5.1's (K = 2, d = 50) from 4096
+    (its pooled Gram's bias, one direction of 50, is small); requested candidates keep the pooled layout."""
+    def layout(K, d, T, epsilon, **options):
+        return PrivateAgent(K, d, rng=np.random.default_rng(0), horizon=T, epsilon=epsilon, **options).second_moments
+
+    assert [layout(20, 25, 20_000, e) for e in (1, 64, 256, 1024)] == ["pooled", "pooled", "gram", "gram"]
+    assert [layout(2, 50, 10_000, e) for e in (1024, 4096)] == ["pooled", "gram"]
+    assert layout(20, 25, 20_000, 1024, candidates=("dense", "sparse")) == "pooled"
+    assert layout(20, 25, 20_000, 1024, estimator="dense") == "pooled"
