@@ -338,10 +338,9 @@ class PrivateAgent(GaussianBatchedAgent):
         condition with its share, else ``"none"``. ``C`` cancels; every input (``T``, ``K``, ``d``, epsilon,
         delta) is public. With noise off (nothing to average out): per-model Grams while ``K d^2 <=
         GRAM_MAX_ENTRIES``, then with an intercept the exact least squares per arm LinUCB's ridge fits. Under
-        noise the pooled layout gives way to per-model Grams where their noise falls below the pooled Gram's
-        bias and the noise ratio below ``PER_MODEL_MAX_NOISE_RATIO``
-        (:func:`~dpbandit.agents.batched.private_defaults.per_model_grams`; ``noise_ratio = inf``: never, as
-        where a private choice was requested).
+        noise the pooled layout gives way to per-model Grams where the noise ratio is at most
+        ``PER_MODEL_MAX_NOISE_RATIO`` (:func:`~dpbandit.agents.batched.private_defaults.per_model_grams`;
+        ``noise_ratio = inf``: never, as where a private choice was requested).
         """
         fits = dim**2 <= POOLED_MAX_ENTRIES
         if not options.get("noise", True):
@@ -356,11 +355,8 @@ class PrivateAgent(GaussianBatchedAgent):
         models = n_arms if n_models is None else n_models
         for layout in ("pooled", "diag"):
             if (fits or layout == "diag") and horizon >= z * dim / math.sqrt(free * SHARES[layout][layout]):
-                first, ratio = defaults.schedule("pooled", epsilon)
                 if layout == "pooled" and models * dim**2 <= GRAM_MAX_ENTRIES and defaults.per_model_grams(
-                        gaussian_multiplier(epsilon, delta), horizon=horizon, dim=dim, n_models=models,
-                        share=free * SHARES["gram"]["gram"],
-                        releases=defaults.effective_releases(horizon, first, ratio), ratio=noise_ratio):
+                        noise_ratio, n_models=models):
                     return "gram"
                 return layout
         return "none"
