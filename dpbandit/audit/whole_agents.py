@@ -52,8 +52,9 @@ clip, or small), so the played arm never changes what is learned and never ties.
   along ``e_0`` counts too); in the main batch the audited user, anchors and ``e_1`` reference rows go to
   arm 0, the ``3 e_0 - e_1`` and ``-e_1`` rows to arm 1.
 * ``private-pooled`` (``private`` at its defaults with the pooled Gram named: the pooled Gram, shared by the
-  arms, and the private choice between the dense and the screened estimate): the disjoint streams with arm 1's ``3 e_0 - e_1`` rows
-  replaced by ``-10 e_0`` (with the pooled Gram only arm 1's count, not its rows' direction, sets its Gram
+  arms, and the private choice between the dense and the screened estimate): the disjoint streams with arm
+  1's ``3 e_0 - e_1`` rows replaced by ``-10 e_0`` (with the pooled Gram only arm 1's count, not its rows'
+  direction, sets its Gram
   along ``e_0``; ``-10 e_0`` goes to arm 1 exactly when ``10 e_0`` goes to arm 0) and the reference rewards
   cut to ``+-2.5`` (a noisy pooled Gram couples the reference along ``e_1`` into the estimate along ``e_0``:
   with rewards ``+-10`` the statistic kept 0.54 of the shift of 0.685 noise stds, with ``+-2.5`` 0.59 to

@@ -12,7 +12,8 @@ B)`` (``c_k`` the public centre of model ``k``), each batch releases:
   ``sum x``; ``counts`` (disjoint model) and the two clipping counts;
 * second moments chosen by a public rule (:meth:`PrivateAgent._second_moments`): one ``pooled`` Gram ``sum x
   x^T`` over every played row (upper triangle; ``d <= 2048``), the pooled diagonal ``diag`` ``sum x * x``, or
-  ``none`` (the isotropic scale ``C^2 / d``); per-model Grams ``gram`` with noise off or by hand;
+  ``none`` (the isotropic scale ``C^2 / d``); per-model Grams ``gram`` with noise off, at small noise (noise
+  ratio <= ``PER_MODEL_MAX_NOISE_RATIO``, :mod:`~dpbandit.agents.batched.private_defaults`) or by hand;
 * with the pooled Gram, ``selection`` (issue 29 item 3: a portfolio chosen privately): each candidate's
   squared loss ``sum (b - clip(o_k + x^T theta_k, -B, B))^2`` on the batch's own rounds, slopes ``theta`` and
   offsets ``o`` from earlier releases: the dense ridge, the screened estimate (offsets: the models'

@@ -24,8 +24,9 @@ import math
 from dpbandit import _validate
 from dpbandit.agents.batched.base import BatchSchedule
 
-__all__ = ["NOISE_OFF_PRIOR_EXPLORATION", "NOISE_OFF_REWARD_QUANTILE", "SCHEDULES", "effective_releases",
-           "PER_MODEL_MAX_NOISE_RATIO", "noise_negligible", "noise_ratio", "per_model_grams", "one_round_weight", "prior_exploration", "reward_quantile", "schedule"]
+__all__ = ["NOISE_OFF_PRIOR_EXPLORATION", "NOISE_OFF_REWARD_QUANTILE", "PER_MODEL_MAX_NOISE_RATIO", "SCHEDULES",
+           "effective_releases", "noise_negligible", "noise_ratio", "one_round_weight", "per_model_grams",
+           "prior_exploration", "reward_quantile", "schedule"]
 
 #: Default ``prior_exploration`` with noise off [Fill; measured, docs/batched_agents.md "Many arms"]: greedy
 #: least squares starved arms whose first estimates lost (``LinearBandit-v0``, 20 arms, d = 25: 8 of 20 arms
