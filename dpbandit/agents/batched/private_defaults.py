@@ -52,9 +52,8 @@ NOISE_OFF_REWARD_QUANTILE = 0.99
 #: per-model Grams give it up. Per-model against pooled, root 29: ``LinearBandit-v0``, K = 20, d = 25,
 #: T = 2 x 10^4 (6 seeds): epsilon 1024 (``a`` 0.0011) 885 against 1,197; 256 (0.0053) 1,338 against 1,494
 #: (10 seeds); 64 (0.03) 1,649 against 1,582; 16 (0.2) 2,227 against 2,176. Digits (2 seeds,
-#: docs/batched_agents.md): 1024 (0.0028) 640 against 1,018, 256 (0.013) 833 against 1,158. Figure 5.1 (the
-#: pooled layout's screened candidate is what that sparse setting plays): 64 (0.012) 38.5 against 25.9, 1024
-#: (0.0004) 22.2 against 22.0 (3 seeds).
+#: docs/batched_agents.md): 1024 (0.0028) 640 against 1,018, 256 (0.013) 833 against 1,158. Two models keep
+#: the pooled layout (:func:`per_model_grams`).
 PER_MODEL_MAX_NOISE_RATIO = 0.01
 SCHEDULES = {"pooled": (64, 1.5), "screened": (32, 2.0), "noise-off": (16, 1.2)}
 
@@ -167,12 +166,16 @@ def schedule(layout: str, epsilon: float | None) -> tuple[int, float]:
 
 def per_model_grams(ratio: float, *, n_models: int) -> bool:
     """Whether per-model Grams replace the pooled one under noise: ``a <= PER_MODEL_MAX_NOISE_RATIO`` with more
-    than one model [Fill; measured switch].
+    than two models [Fill; measured switch].
 
     The pooled layout stands ``(N_k / N) S`` for arm ``k``'s Gram, a bias greedy play's selection creates and no
     noise level removes (why the pooled layout does not tend to noise off as epsilon grows); its private choice
     (dense, screened, per-arm constant) pays for the noise. Per-model Grams carry ``K`` times the relative noise.
-    A derived crossover (per-model relative noise ``2 z sqrt(2 L d / share) K d / T`` against a relative bias
-    ``min(K - 1, d) / d``) was measured and dropped: it kept digits pooled at epsilon 1024, where per-model
-    Grams gain most (its classes select each arm's rows by cluster, a bias in every direction)."""
-    return n_models > 1 and ratio <= PER_MODEL_MAX_NOISE_RATIO
+    With two models the greedy split is a half-space, and for contexts symmetric about their mean each half's
+    second moment is the whole's: the pooled share has no first-order bias, and the layout keeps its private
+    choice until :func:`noise_negligible` (Figure 5.1, 10 seeds, root 29: per-model Grams from epsilon 256 gave
+    28.6 at 256 and 22.4 at 1024 against the pooled 23.2 and 22.3). A derived crossover (per-model relative
+    noise ``2 z sqrt(2 L d / share) K d / T`` against a relative bias ``min(K - 1, d) / d``) was measured and
+    dropped: it kept digits pooled at epsilon 1024, where per-model Grams gain most (its classes select each
+    arm's rows by cluster, a bias in every direction)."""
+    return n_models > 2 and ratio <= PER_MODEL_MAX_NOISE_RATIO

@@ -77,8 +77,9 @@ def test_the_module_functions_reach_their_noise_off_values() -> None:
     # per-model Grams: where the noise ratio is at most PER_MODEL_MAX_NOISE_RATIO, with more than one model
     edge = defaults.PER_MODEL_MAX_NOISE_RATIO
     assert defaults.per_model_grams(edge, n_models=20) and not defaults.per_model_grams(1.01 * edge, n_models=20)
-    assert defaults.per_model_grams(0.0, n_models=2)  # noise off: no noise to pay for the own Grams
+    assert defaults.per_model_grams(0.0, n_models=3)  # noise off: no noise to pay for the own Grams
     assert not defaults.per_model_grams(0.0, n_models=1)  # one model: the pooled Gram is its own
+    assert not defaults.per_model_grams(0.0, n_models=2)  # two: a half-space split, the pooled share unbiased
     for layout in ("pooled", "screened"):
         assert defaults.schedule(layout, 1.0) == defaults.SCHEDULES[layout]
         assert defaults.schedule(layout, 1e12) == pytest.approx(defaults.SCHEDULES["noise-off"])
@@ -144,13 +145,14 @@ def test_the_defaults_are_functions_of_public_inputs_only() -> None:
 
 def test_per_model_grams_where_the_noise_is_small_and_no_private_choice_is_asked_for() -> None:
     """The layout's switch (issue 40): ``LinearBandit-v0``'s size (K = 20, d = 25, T = 2 x 10^4) keeps the pooled
-    layout at epsilon <= 64 and takes per-model Grams from 256 on, digits' (K = 10, d = 64) from 1024, Figure
-    5.1's (K = 2, d = 50) from 256; requested candidates or a fixed estimate keep the pooled layout."""
+    layout at epsilon <= 64 and takes per-model Grams from 256 on, digits' (K = 10, d = 64) from 1024; Figure
+    5.1's (K = 2, d = 50) only where the noise is negligible (the noise-off forms, from 4096); requested
+    candidates or a fixed estimate keep the pooled layout."""
     def layout(K, d, T, epsilon, **options):
         return PrivateAgent(K, d, rng=np.random.default_rng(0), horizon=T, epsilon=epsilon, **options).second_moments
 
     assert [layout(20, 25, 20_000, e) for e in (1, 64, 256, 1024)] == ["pooled", "pooled", "gram", "gram"]
     assert [layout(10, 64, 10_000, e) for e in (256, 1024)] == ["pooled", "gram"]
-    assert [layout(2, 50, 10_000, e) for e in (64, 256)] == ["pooled", "gram"]
+    assert [layout(2, 50, 10_000, e) for e in (256, 1024, 4096)] == ["pooled", "pooled", "gram"]
     assert layout(20, 25, 20_000, 1024, candidates=("dense", "sparse")) == "pooled"
     assert layout(20, 25, 20_000, 1024, estimator="dense") == "pooled"
