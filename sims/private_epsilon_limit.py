@@ -4,7 +4,8 @@ Regret (and accuracy on classification data) of ``private`` at its defaults for 
 256, 1024} and with ``noise=False``, and LinUCB's, on Figure 5.1 (``dpbandit/HDBSection54-v0``, T = 10^4),
 digits (T = 10^4), ``dpbandit/ImbalancedClasses-v0`` (T = 10^4) and ``dpbandit/LinearBandit-v0`` with K = 20,
 d = 25 (T = 2 x 10^4), paired seeds; a log-log plot of regret against epsilon; and the issue-40 decomposition:
-at epsilon 8 and 64, each default that differs with noise off switched alone to its noise-off value.
+at epsilon 8, 64 and 1024, each default that differs with noise off switched alone to its noise-off value, and
+the drawn noise removed (the fit still counting it), from every block or from ``moments`` alone.
 
 Usage: python sims/private_epsilon_limit.py [--seeds 10] [--decomposition-seeds 5] [--root-seed 29]
 [--workers 2]; writes results/private_epsilon_limit.{md,csv,png}.
@@ -40,7 +41,7 @@ SETTINGS = {
     "imbalanced": ("dpbandit/ImbalancedClasses-v0", {}, 10_000, True),
     "LinearBandit K = 20, d = 25": ("dpbandit/LinearBandit-v0", {"n_arms": 20, "dim": 25}, 20_000, False),
 }
-DECOMPOSITION_EPSILONS = (8.0, 64.0)
+DECOMPOSITION_EPSILONS = (8.0, 64.0, 1024.0)
 
 
 class NoiseBlindFit(PrivateAgent):
@@ -70,8 +71,34 @@ class NoMargin(PrivateAgent):
             self._selection_var = counted
 
 
+class NoDrawnNoise(PrivateAgent):
+    """Diagnostic only: ``private`` whose releases carry no noise in the blocks ``EXACT`` (all: every block)
+    while the fit still counts the calibrated noise (the noise is drawn and discarded, so the streams match):
+    separates what the drawn noise costs from what the fit's noise terms cost."""
+
+    EXACT: tuple[str, ...] | None = None
+
+    def _make_release(self, shares):
+        release = super()._make_release(shares)
+        noisy, exact = release.release, self.EXACT
+
+        def quiet(rng, values, sensitivities):
+            out = noisy(rng, values, sensitivities)
+            return {k: (np.asarray(values[k], float) if exact is None or k in exact else v) for k, v in out.items()}
+
+        release.release = quiet
+        return release
+
+
+class NoMomentsNoise(NoDrawnNoise):
+    """Diagnostic only: :class:`NoDrawnNoise` on the ``moments`` block alone (``sum x b``)."""
+
+    EXACT = ("moments",)
+
+
 #: The decomposition: each default that differs with noise off, at its noise-off value (the rest at the
-#: defaults). The budget split has no noise-off value (nothing to split without noise): not a row.
+#: defaults), and two diagnostics of the drawn noise. The budget split has no noise-off value (nothing to
+#: split without noise): not a row.
 SWITCHES = {
     "layout: per-model Grams": {"second_moments": "gram"},
     "intercept: joint": {"intercept": "joint"},
@@ -80,6 +107,13 @@ SWITCHES = {
     "batches (16, 1.2)": {"first_batch": 16, "batch_ratio": 1.2},
     "selection margin 0": {"cls": NoMargin},
     "fit's noise terms 0 (ridge, shrinkage, screen)": {"cls": NoiseBlindFit},
+    "no drawn noise (the fit still counts it)": {"cls": NoDrawnNoise},
+    "no drawn noise in moments": {"cls": NoMomentsNoise},
+    "noise-off forms (per-model Grams, joint intercept, 0.99 clip, (16, 1.2))": {
+        "second_moments": "gram", "intercept": "joint", "reward_quantile": 0.99, "first_batch": 16,
+        "batch_ratio": 1.2},
+    "noise-off forms, no drawn noise": {"cls": NoDrawnNoise, "second_moments": "gram", "intercept": "joint",
+                                        "reward_quantile": 0.99, "first_batch": 16, "batch_ratio": 1.2},
 }
 
 
@@ -197,9 +231,13 @@ def write(table: pd.DataFrame, parts: pd.DataFrame, args) -> None:
             fh.write("Accuracy (mean reward per round) on the classification data:\n\n")
             fh.write(markdown(accuracy[columns].reset_index()) + "\n\n")
         if not parts.empty:
-            fh.write(f"## Why, decomposed (seeds {sorted(set(parts.seeds))})\n\nAt epsilon 8 and 64, each default "
-                     "that differs with noise off switched alone to its noise-off value (the rest at the "
-                     "defaults); mean final regret. The budget split has no noise-off value (nothing to split). "
+            fh.write(f"## Why, decomposed (seeds {sorted(set(parts.seeds))})\n\nAt epsilon 8, 64 and 1024, each "
+                     "default that differs with noise off switched alone to its noise-off value (the rest at the "
+                     "defaults); mean final regret. Two diagnostic rows keep the defaults but replace the released "
+                     "blocks by their exact values (the noise drawn and discarded, the fit still counting it): "
+                     "from every block, and from the `moments` block (`sum x b`) alone; two more switch every "
+                     "discrete default to its noise-off form together, with and without the drawn noise. The "
+                     "budget split has no noise-off value (nothing to split). "
                      "The environments are paired across rows, the privacy noise is not (the harness keys each "
                      "agent's stream by its name): on the declared-range settings (digits, imbalanced) the 0.99 "
                      "clip row runs the same algorithm as the defaults (the clip stays the range's half-width), so "

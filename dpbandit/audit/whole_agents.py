@@ -51,9 +51,10 @@ clip, or small), so the played arm never changes what is learned and never ties.
   along ``e_0`` then rests on more public data than arm 0's (a probe compares the two arms, so arm 1's noise
   along ``e_0`` counts too); in the main batch the audited user, anchors and ``e_1`` reference rows go to
   arm 0, the ``3 e_0 - e_1`` and ``-e_1`` rows to arm 1.
-* ``private-pooled`` (``private`` at its defaults: the pooled Gram, shared by the arms, and the private choice
-  between the dense and the screened estimate): the disjoint streams with arm 1's ``3 e_0 - e_1`` rows
-  replaced by ``-10 e_0`` (with the pooled Gram only arm 1's count, not its rows' direction, sets its Gram
+* ``private-pooled`` (``private`` at its defaults with the pooled Gram named: the pooled Gram, shared by the
+  arms, and the private choice between the dense and the screened estimate): the disjoint streams with arm
+  1's ``3 e_0 - e_1`` rows replaced by ``-10 e_0`` (with the pooled Gram only arm 1's count, not its rows'
+  direction, sets its Gram
   along ``e_0``; ``-10 e_0`` goes to arm 1 exactly when ``10 e_0`` goes to arm 0) and the reference rewards
   cut to ``+-2.5`` (a noisy pooled Gram couples the reference along ``e_1`` into the estimate along ``e_0``:
   with rewards ``+-10`` the statistic kept 0.54 of the shift of 0.685 noise stds, with ``+-2.5`` 0.59 to
@@ -114,8 +115,9 @@ layout (``second_moments = "none"``, the layout its public rule picks at large d
 is visible) with the coordinate screen off (``fdr = 0.999``: at d = 2 the screen would often drop the audited
 coordinate, as screening's threshold would); the moments' calibration (PLD multiplier, sensitivity ``2 C B``,
 share) is the shipped code's. ``private-pooled`` runs ``private`` with nothing but the declared
-``reward_range`` and its backfitted intercepts off (``_NO_INTERCEPTS``): the public rule picks the pooled Gram
-at this size and horizon, and the estimate played is
+``reward_range``, its backfitted intercepts off (``_NO_INTERCEPTS``) and the pooled Gram named (the layout its
+public rule picks wherever per-model Grams' noise outweighs the pooled Gram's bias; at K = d = 2 the rule picks
+per-model Grams, issue 40), and the estimate played is
 chosen privately (the ``selection`` block, released with the rest; in a few runs per thousand the screened
 estimate is played). Under the reward flip the pooled Gram does not move and the selection block moves only
 through the user's own loss difference (it decides one binary choice the probes barely see), so the
@@ -240,7 +242,8 @@ DESIGNS: dict[str, Design] = {
     "private-perarm": Design(((10 * E0, (0, 0), _A), (0.01 * E1, (1, 1), _A)), (_gram_warm(1.0),) * 4,
                              reward=1.0, options={"reward_range": (-1.0, 1.0), **_PRIVATE}),
     "private-pooled": Design(_POOLED_MAIN, _POOLED_WARM, agent="private",
-                             options={"reward_range": (-10.0, 10.0), **_NO_INTERCEPTS}),
+                             options={"reward_range": (-10.0, 10.0), "second_moments": "pooled",
+                                      **_NO_INTERCEPTS}),
     "private-etc": _ETC,
     "fliphat": _FLIPHAT,
     "fliphat-disjoint": _FLIPHAT_DISJOINT,

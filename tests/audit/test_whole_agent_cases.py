@@ -40,12 +40,14 @@ def test_every_batched_agent_has_every_variant_and_a_design() -> None:
 
 def test_private_pooled_runs_the_default_layout_with_its_selection() -> None:
     """``private-pooled``: ``private`` at its defaults (only the declared reward range, intercepts off, and the
-    audit's size, horizon and batches given): the public rule picks the pooled Gram and the estimate is chosen privately
+    audit's size, horizon and batches given, and the pooled Gram named) and the estimate is chosen privately
     (the ``selection`` block is released); every block, the pooled Gram and the selection included, has its
     noise divided by 4 in the broken copy."""
     assert W.agent_name("private-pooled") == "private"
     # the declared range, and the backfitted intercepts off (their noise hides the moments' shift: W._NO_INTERCEPTS)
-    assert W.DESIGNS["private-pooled"].options == {"reward_range": (-10.0, 10.0), "intercept": "none"}
+    # and the pooled Gram named (at K = d = 2 the public rule picks per-model Grams, issue 40)
+    assert W.DESIGNS["private-pooled"].options == {"reward_range": (-10.0, 10.0), "second_moments": "pooled",
+                                                   "intercept": "none"}
     calibrated = W._agent("private-pooled", np.random.default_rng(0), 1.0)
     broken = W._agent("private-pooled", np.random.default_rng(0), 4.0)
     assert calibrated.second_moments == "pooled" and calibrated.pooled and calibrated.selecting

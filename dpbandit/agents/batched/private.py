@@ -12,7 +12,8 @@ B)`` (``c_k`` the public centre of model ``k``), each batch releases:
   ``sum x``; ``counts`` (disjoint model) and the two clipping counts;
 * second moments chosen by a public rule (:meth:`PrivateAgent._second_moments`): one ``pooled`` Gram ``sum x
   x^T`` over every played row (upper triangle; ``d <= 2048``), the pooled diagonal ``diag`` ``sum x * x``, or
-  ``none`` (the isotropic scale ``C^2 / d``); per-model Grams ``gram`` with noise off or by hand;
+  ``none`` (the isotropic scale ``C^2 / d``); per-model Grams ``gram`` with noise off, at small noise (noise
+  ratio <= ``PER_MODEL_MAX_NOISE_RATIO``, :mod:`~dpbandit.agents.batched.private_defaults`) or by hand;
 * with the pooled Gram, ``selection`` (issue 29 item 3: a portfolio chosen privately): each candidate's
   squared loss ``sum (b - clip(o_k + x^T theta_k, -B, B))^2`` on the batch's own rounds, slopes ``theta`` and
   offsets ``o`` from earlier releases: the dense ridge, the screened estimate (offsets: the models'
@@ -76,7 +77,8 @@ the direction that makes the arm win (pooled against own, 16 seeds, root 99: S1 
 S4 0.224x against 0.238x, ``GLMBandit-v0`` 0.042x against 0.049x, ``PoissonBandit-v0`` 0.262x against 0.276x).
 With an intercept (the default with noise off) ``c_k`` is the model's fitted mean. With noise off, ``B``
 tracks the ``NOISE_OFF_REWARD_QUANTILE`` of ``|r - c_k|``, not the median: the median trades clipping bias
-against noise, and without noise there is none to trade.
+against noise, and without noise there is none to trade; in between, the quantile moves continuously with
+the noise (:func:`~dpbandit.agents.batched.private_defaults.reward_quantile`).
 
 Sensitivities (replace-one user record: context(s) and reward replaced, the played arm may switch; ``||x|| <=
 C``, ``|b| <= B``). Same model: the block of ``k`` changes from ``f(x, b)`` to ``f(x', b')``; switch (disjoint
@@ -146,11 +148,8 @@ CANDIDATES = ("dense", "sparse", "constant")
 #: (digits at T = 10^4, 5 seeds, root 2911: accuracy 0.47 -> 0.41, two seeds at 0.26 and 0.28; item-1
 #: imbalanced 0.592 -> 0.578).
 DEFAULT_CANDIDATES = ("dense", "sparse")
-#: Quantile the reward clip tracks with noise off (no noise to trade the clip's bias against) [Fill]: at the
-#: median, clipped rewards shrank the slopes by half on ``LinearBandit-v0``. With the noise-off schedule
-#: below, noise-off regret on the learning suite went from 3.04x to 1.38x LinUCB's on S4 and from 1.93x to
-#: 0.91x on S1 (results/learning_suite.md; the split between the two changes: docs/batched_agents.md).
-NOISE_OFF_REWARD_QUANTILE = 0.99
+#: Quantile the reward clip tracks with noise off (:mod:`~dpbandit.agents.batched.private_defaults`).
+NOISE_OFF_REWARD_QUANTILE = defaults.NOISE_OFF_REWARD_QUANTILE
 #: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
 #: Largest ``d^2`` for which the pooled Gram is kept (2^22 floats, 32 MB; ``d <= 2048``) [Fill].
@@ -251,7 +250,10 @@ class PrivateAgent(GaussianBatchedAgent):
         #: The pooled layout's portfolio, in order of preference on ties.
         self.candidates = tuple(name for name in CANDIDATES if name in names)
         if second_moments is None:
-            second_moments = self._second_moments(n_arms, dim, horizon, {**kwargs, "noise": not limit})
+            # a requested private choice (candidates or a fixed estimate) keeps the pooled layout it needs
+            second_moments = self._second_moments(n_arms, dim, horizon, {**kwargs, "noise": not limit},
+                                                  n_models=models, noise_ratio=(
+                                                      math.inf if candidates or estimator else self.noise_ratio))
         #: ``"pooled"`` (one pooled Gram), ``"gram"`` (per-model Grams), ``"diag"`` (pooled diagonal),
         #: ``"none"`` (isotropic ``C^2 / d``).
         self.second_moments = _validate.one_of(tuple(SHARES), second_moments=second_moments)
@@ -283,8 +285,7 @@ class PrivateAgent(GaussianBatchedAgent):
         if self.pooled and not self.selecting:  # a fixed estimate: no loss block, its budget to the moments
             shares["moments"] += shares.pop("selection")
         self.main_blocks = shares
-        if limit:
-            kwargs.setdefault("reward_quantile", NOISE_OFF_REWARD_QUANTILE)
+        kwargs.setdefault("reward_quantile", defaults.reward_quantile(self.noise_ratio, horizon=horizon))
         first, ratio = self._schedule(limit, kwargs)
         kwargs.setdefault("first_batch", first)
         kwargs.setdefault("batch_ratio", ratio)
@@ -324,7 +325,8 @@ class PrivateAgent(GaussianBatchedAgent):
         self._centre = np.zeros((K, d))  # xbar_k
 
     @staticmethod
-    def _second_moments(n_arms: int, dim: int, horizon: int | None, options: dict[str, Any]) -> str:
+    def _second_moments(n_arms: int, dim: int, horizon: int | None, options: dict[str, Any], *,
+                        n_models: int | None = None, noise_ratio: float = math.inf) -> str:
         """Public rule [Fill; measured in docs/batched_agents.md]: the pooled Gram wherever it fits.
 
         One pooled ``d x d`` Gram (``"pooled"``) while ``d^2 <= POOLED_MAX_ENTRIES`` (memory, and one
@@ -336,7 +338,10 @@ class PrivateAgent(GaussianBatchedAgent):
         screen on every dense and real-data setting measured. Larger ``d``: the pooled diagonal under the same
         condition with its share, else ``"none"``. ``C`` cancels; every input (``T``, ``K``, ``d``, epsilon,
         delta) is public. With noise off (nothing to average out): per-model Grams while ``K d^2 <=
-        GRAM_MAX_ENTRIES``, then with an intercept the exact least squares per arm LinUCB's ridge fits.
+        GRAM_MAX_ENTRIES``, then with an intercept the exact least squares per arm LinUCB's ridge fits. Under
+        noise the pooled layout gives way to per-model Grams where the noise ratio is at most
+        ``PER_MODEL_MAX_NOISE_RATIO`` (:func:`~dpbandit.agents.batched.private_defaults.per_model_grams`;
+        ``noise_ratio = inf``: never, as where a private choice was requested).
         """
         fits = dim**2 <= POOLED_MAX_ENTRIES
         if not options.get("noise", True):
@@ -348,8 +353,12 @@ class PrivateAgent(GaussianBatchedAgent):
         delta = _validate.probability(delta=default_delta(horizon) if delta is None else delta)
         z = 2.0 * math.sqrt(2.0) * gaussian_multiplier(epsilon, delta)
         free = 1.0 - options.get("aux_share", 0.1)
+        models = n_arms if n_models is None else n_models
         for layout in ("pooled", "diag"):
             if (fits or layout == "diag") and horizon >= z * dim / math.sqrt(free * SHARES[layout][layout]):
+                if layout == "pooled" and models * dim**2 <= GRAM_MAX_ENTRIES and defaults.per_model_grams(
+                        noise_ratio, n_models=models):
+                    return "gram"
                 return layout
         return "none"
 

@@ -6,11 +6,12 @@ the **noise ratio** ``a`` of :func:`noise_ratio`: the variance of the privacy no
 ``moments`` over their sampling variance, ``a = 0`` with noise off. Each default tends to its noise-off value as
 ``a -> 0`` (tests/agents/batched/test_private_defaults.py):
 
-* continuous defaults move with ``a``: ``prior_exploration`` (:func:`prior_exploration`); the batch schedule
-  moves with epsilon (:func:`schedule`);
-* discrete choices whose noise-off form loses under noise (the per-model Grams, the joint intercept, the 0.99
-  reward clip quantile; measured at epsilon 8 and 64 on results/private_epsilon_limit.md) switch to that form
-  where the noise is below one round's contribution, ``a <= K / T`` (:func:`noise_negligible`);
+* continuous defaults move with ``a``: ``prior_exploration`` (:func:`prior_exploration`), the reward clip's
+  quantile (:func:`reward_quantile`, from the median to 0.99); the batch schedule moves with epsilon
+  (:func:`schedule`);
+* discrete choices whose noise-off form loses under noise (the per-model Grams, the joint intercept; measured
+  at epsilon 8 and 64 on results/private_epsilon_limit.md) switch to that form where the noise is below one
+  round's contribution, ``a <= K / T`` (:func:`noise_negligible`);
 * defaults computed from the released noise variances in :meth:`PrivateAgent._estimate` (the ridge's noise
   terms, the selection margin in noise std, the empirical-Bayes intercept shrinkage, the count ridge) reach
   their noise-off values at ``a = 0`` by construction: each is a multiple of a released noise std.
@@ -23,8 +24,9 @@ import math
 from dpbandit import _validate
 from dpbandit.agents.batched.base import BatchSchedule
 
-__all__ = ["NOISE_OFF_PRIOR_EXPLORATION", "SCHEDULES", "effective_releases", "noise_negligible", "noise_ratio",
-           "prior_exploration", "schedule"]
+__all__ = ["NOISE_OFF_PRIOR_EXPLORATION", "NOISE_OFF_REWARD_QUANTILE", "PER_MODEL_MAX_NOISE_RATIO", "SCHEDULES",
+           "effective_releases", "noise_negligible", "noise_ratio", "one_round_weight", "per_model_grams",
+           "prior_exploration", "reward_quantile", "schedule"]
 
 #: Default ``prior_exploration`` with noise off [Fill; measured, docs/batched_agents.md "Many arms"]: greedy
 #: least squares starved arms whose first estimates lost (``LinearBandit-v0``, 20 arms, d = 25: 8 of 20 arms
@@ -40,6 +42,19 @@ NOISE_OFF_PRIOR_EXPLORATION = 0.7
 #: threshold pays for every extra batch's noise; d = 5000: 0.87x vs 0.92x random on 3 paired seeds).
 #: With noise off (no release to pay for): 16 growing by 1.2, the non-private limit of that trade-off (with
 #: the 0.99 clip, development runs of S4: 2.4x LinUCB's regret at (64, 1.5), 1.6x at (16, 1.2)).
+#: Quantile the reward clip tracks with noise off (no noise to trade the clip's bias against) [Fill]: at the
+#: median, clipped rewards shrank the slopes by half on ``LinearBandit-v0``. With the noise-off schedule, noise-off
+#: regret on the learning suite went from 3.04x to 1.38x LinUCB's on S4 and from 1.93x to 0.91x on S1
+#: (results/learning_suite.md; the split between the two changes: docs/batched_agents.md).
+NOISE_OFF_REWARD_QUANTILE = 0.99
+#: Largest noise ratio ``a`` at which :func:`per_model_grams` replaces the pooled layout [Fill; measured]: the
+#: pooled layout's private choice (dense, screened, and the per-arm constant) exists to pay for the noise, and
+#: per-model Grams give it up. Per-model against pooled, root 29: ``LinearBandit-v0``, K = 20, d = 25,
+#: T = 2 x 10^4 (6 seeds): epsilon 1024 (``a`` 0.0011) 885 against 1,197; 256 (0.0053) 1,338 against 1,494
+#: (10 seeds); 64 (0.03) 1,649 against 1,582; 16 (0.2) 2,227 against 2,176. Digits (2 seeds,
+#: docs/batched_agents.md): 1024 (0.0028) 640 against 1,018, 256 (0.013) 833 against 1,158. Two models keep
+#: the pooled layout (:func:`per_model_grams`).
+PER_MODEL_MAX_NOISE_RATIO = 0.01
 SCHEDULES = {"pooled": (64, 1.5), "screened": (32, 2.0), "noise-off": (16, 1.2)}
 
 
@@ -89,6 +104,32 @@ def noise_negligible(ratio: float, *, horizon: int, n_models: int) -> bool:
     return ratio <= n_models / _validate.integer(horizon=horizon, minimum=1)
 
 
+def one_round_weight(ratio: float, *, horizon: int | None) -> float:
+    """``1 / (1 + a T)``: the share of sampling variance in one round's variance, noise included, where the
+    noise is that of all ``K`` models' releases (``a T / K`` is one model's noise variance in units of one
+    round's sampling variance; the reward clip sets every model's noise at once); 0 without a horizon, where
+    the noise cannot be weighed, 1 with noise off."""
+    if horizon is None or ratio == math.inf:
+        return 0.0
+    return 1.0 / (1.0 + ratio * _validate.integer(horizon=horizon, minimum=1))
+
+
+def reward_quantile(ratio: float, *, horizon: int | None) -> float:
+    """Quantile of ``|r - c_k|`` the reward clip tracks: ``0.5 + (q_off - 0.5) w`` with ``w`` the
+    :func:`one_round_weight` and ``q_off = NOISE_OFF_REWARD_QUANTILE`` [Fill; interpolation, its yardstick
+    measured].
+
+    The median trades the clip's bias against the noise, which scales with the clip ``B``; the noise-off
+    quantile (no noise to trade against) keeps nearly every reward. The weight of the noise-off value is the
+    share of a round's variance that is sampling, the noise counted over all models (the clip sets each
+    one's): continuous in epsilon, 0.99 at ``a = 0``, the median where the noise of one release exceeds a
+    round's sampling variance (Figure 5.1: epsilon 64, 0.504; 1024, 0.59; 10^6, 0.99). Measured: on one
+    round of one model's noise (``1 / (1 + a T / K)``, the yardstick of :func:`noise_negligible`) the clip
+    reached 0.73 at epsilon 1024 on ``LinearBandit-v0`` (K = 20, d = 25, per-model Grams, 6 seeds, root 29):
+    regret 1,285 against 1,019 at the median."""
+    return 0.5 + (NOISE_OFF_REWARD_QUANTILE - 0.5) * one_round_weight(ratio, horizon=horizon)
+
+
 def prior_exploration(ratio: float) -> float:
     """``NOISE_OFF_PRIOR_EXPLORATION / (1 + a)`` [Fill; derived]: the noise-off Thompson scale, by the share of
     the estimates' variance that is sampling (not privacy noise).
@@ -120,3 +161,21 @@ def schedule(layout: str, epsilon: float | None) -> tuple[int, float]:
     t = min(1.0, 1.0 / _validate.positive(epsilon=epsilon))
     low_first, low_ratio = SCHEDULES["noise-off"]
     return round(low_first + (first - low_first) * t), low_ratio + (ratio - low_ratio) * t
+
+
+
+def per_model_grams(ratio: float, *, n_models: int) -> bool:
+    """Whether per-model Grams replace the pooled one under noise: ``a <= PER_MODEL_MAX_NOISE_RATIO`` with more
+    than two models [Fill; measured switch].
+
+    The pooled layout stands ``(N_k / N) S`` for arm ``k``'s Gram, a bias greedy play's selection creates and no
+    noise level removes (why the pooled layout does not tend to noise off as epsilon grows); its private choice
+    (dense, screened, per-arm constant) pays for the noise. Per-model Grams carry ``K`` times the relative noise.
+    With two models the greedy split is a half-space, and for contexts symmetric about their mean each half's
+    second moment is the whole's: the pooled share has no first-order bias, and the layout keeps its private
+    choice until :func:`noise_negligible` (Figure 5.1, 10 seeds, root 29: per-model Grams from epsilon 256 gave
+    28.6 at 256 and 22.4 at 1024 against the pooled 23.2 and 22.3). A derived crossover (per-model relative
+    noise ``2 z sqrt(2 L d / share) K d / T`` against a relative bias ``min(K - 1, d) / d``) was measured and
+    dropped: it kept digits pooled at epsilon 1024, where per-model Grams gain most (its classes select each
+    arm's rows by cluster, a bias in every direction)."""
+    return n_models > 2 and ratio <= PER_MODEL_MAX_NOISE_RATIO
