@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dpbandit.agents import agent_class
-from dpbandit.agents.batched.elimination import draw_among, surviving, uncertified
+from dpbandit.agents.batched.elimination import contention_scores, surviving, uncertified
 from dpbandit.agents.batched.private import PrivateAgent
 from dpbandit.harness import run
 
@@ -22,12 +22,29 @@ def test_elimination_keeps_the_arms_whose_upper_bound_reaches_the_best_lower_bou
     active = surviving(scores, sd, 2.0)
     np.testing.assert_array_equal(active, [[False, True, True], [False, False, True]])  # 0.5 + 0.4 >= 0.8
     np.testing.assert_array_equal(surviving(scores, None, 0.0), [[False, False, True], [False, False, True]])
-    out = draw_among(scores, active, np.random.default_rng(0))
+    none = np.zeros(3, dtype=bool)
+    out = contention_scores(scores, active, none, 1.0, np.random.default_rng(0))
     assert out[0, 0] == -np.inf and np.all(np.isfinite(out[0, 1:]))
     assert np.all(out[1, :2] == -np.inf) and out[1, 2] == 2.0  # one arm left: its score
     rng = np.random.default_rng(1)
-    draws = np.array([np.argmax(draw_among(scores[:1], active[:1], rng)) for _ in range(400)])
+    draws = np.array([np.argmax(contention_scores(scores[:1], active[:1], none, 1.0, rng)) for _ in range(400)])
     assert set(draws) == {1, 2} and 150 < np.sum(draws == 1) < 250  # uniform among the two left
+
+
+def test_a_share_of_the_users_plays_among_the_uncertified_arms() -> None:
+    """With uncertified arms, a share of the users (the agent's draw) plays uniformly among them, the rest as
+    before; a block draws what as many single users draw in turn."""
+    scores = np.tile([0.0, 1.0, 0.5, 0.2], (6_000, 1))
+    active = scores == scores.max(axis=1, keepdims=True)
+    starved = np.array([True, False, False, True])
+    played = np.argmax(contention_scores(scores, active, starved, 0.3, np.random.default_rng(2)), axis=1)
+    counts = np.bincount(played, minlength=4) / played.size
+    assert counts[2] == 0.0 and abs(counts[0] - 0.15) < 0.02 and abs(counts[3] - 0.15) < 0.02, counts
+    assert abs(counts[1] - 0.7) < 0.02, counts
+    one, block = np.random.default_rng(5), np.random.default_rng(5)
+    single = [np.argmax(contention_scores(scores[:1], active[:1], starved, 0.3, one)) for _ in range(50)]
+    np.testing.assert_array_equal(single, np.argmax(contention_scores(scores[:50], active[:50], starved, 0.3,
+                                                                      block), axis=1))
 
 
 def test_uncertified_compares_the_summed_count_with_its_noise_std() -> None:
@@ -50,17 +67,19 @@ def _after_one_batch(**options) -> PrivateAgent:
 
 def test_an_arm_whose_release_certifies_no_row_stays_in_play_for_every_user() -> None:
     """The agent reads its summed released counts and their noise: an arm within one noise std of zero is
-    drawn by about ``1 / (1 + u)`` of the users whose greedy arm is certified (``u`` uncertified arms);
-    ``certify=None`` plays greedily; a count above the noise leaves greedy play."""
+    played by the share ``starved_share`` (default ``1 / K``) of the users; ``certify=None`` plays greedily; a
+    count above the noise leaves greedy play."""
     agent = _after_one_batch()
     s_n = math.sqrt(agent._noise_var["n"])
     assert s_n > 0.0
     agent.intercept = np.array([0.0, 1.0, 0.0])  # greedy: arm 1
     agent.theta[:] = 0.0
     agent._acc["n"][:] = [0.5 * s_n, 10.0 * s_n, 10.0 * s_n]  # arm 0 within the noise of zero
-    played = agent._greedy(agent.scores(np.ones((4_000, 1))))
+    played = agent._greedy(agent.scores(np.ones((6_000, 1))))
     share = np.mean(played == 0)
-    assert 0.45 < share < 0.55 and np.all(np.isin(played, [0, 1])), share
+    assert abs(share - 1.0 / 3.0) < 0.03 and np.all(np.isin(played, [0, 1])), share
+    agent.starved_share = 0.8
+    assert abs(np.mean(agent._greedy(agent.scores(np.ones((6_000, 1)))) == 0) - 0.8) < 0.03
     agent._acc["n"][0] = 1.5 * s_n  # certified: greedy play
     assert np.all(agent._greedy(agent.scores(np.ones((500, 1)))) == 1)
     off = _after_one_batch(certify=None)
@@ -69,18 +88,16 @@ def test_an_arm_whose_release_certifies_no_row_stays_in_play_for_every_user() ->
     assert np.all(off._greedy(off.scores(np.ones((500, 1)))) == 1)
     with pytest.raises(ValueError, match="certify"):
         PrivateAgent(3, 1, rng=np.random.default_rng(0), horizon=1000, certify=-1.0)
+    with pytest.raises(ValueError, match="starved_share"):
+        PrivateAgent(3, 1, rng=np.random.default_rng(0), horizon=1000, starved_share=1.5)
 
 
 def test_keeping_uncertified_arms_in_play_unlocks_the_plain_bernoulli_bandit() -> None:
     """Issue 40 item 3 (``dpbandit/BernoulliMAB-v0``, means 0.3 / 0.5 / 0.7, T = 5,000, epsilon 1, seeds 0-8 of
-    root 0): greedy play (``certify=None``) locks onto a worse arm on seeds 2, 6 and 8 (regret 1,082, 1,061 and
-    1,147 against random's 1,000); with the uncertified arms kept in play one seed of the 9 does (6: 1,148), at
-    the price of a higher median (56 -> 61). (The issue's bar, no seed of 50 above 500, is not met: 3 of 50 are,
-    docs/batched_agents.md.)"""
-    regret = {}
-    for label, certify in (("on", 1.0), ("off", None)):
-        agents = {"private": functools.partial(agent_class("private"), epsilon=1.0, certify=certify)}
-        df = run("dpbandit/BernoulliMAB-v0", agents, n_seeds=9, horizon=5_000, progress=False, n_points=2)
-        regret[label] = df[df.step == 5_000].sort_values("seed")["cumulative_regret"].to_numpy()
-    assert np.sum(regret["off"] > 500.0) >= 3 and np.sum(regret["on"] > 500.0) <= 1, regret
-    assert np.median(regret["on"]) < 100.0, regret
+    root 0): greedy play (``certify=None``, as before this rule) locks onto a worse arm on seeds 2, 6 and 8
+    (regret 1,082, 1,061 and 1,147 against random's 1,000); with a share of the users among the uncertified arms
+    at most one of the 9 does. (The issue's bar, no seed of 50 above 500, is not met: docs/batched_agents.md.)"""
+    agents = {"private": functools.partial(agent_class("private"), epsilon=1.0)}
+    df = run("dpbandit/BernoulliMAB-v0", agents, n_seeds=9, horizon=5_000, progress=False, n_points=2)
+    regret = df[df.step == 5_000]["cumulative_regret"].to_numpy()
+    assert np.sum(regret > 500.0) <= 1 and np.median(regret) < 100.0, regret
