@@ -101,3 +101,34 @@ def test_keeping_uncertified_arms_in_play_unlocks_the_plain_bernoulli_bandit() -
     df = run("dpbandit/BernoulliMAB-v0", agents, n_seeds=9, horizon=5_000, progress=False, n_points=2)
     regret = df[df.step == 5_000]["cumulative_regret"].to_numpy()
     assert np.sum(regret > 500.0) <= 1 and np.median(regret) < 100.0, regret
+
+
+@pytest.mark.privacy
+def test_the_uncertified_arms_and_their_play_are_post_processing_of_the_releases() -> None:
+    """With every release fixed (recorded on one reward stream, replayed on another, same agent seed), the
+    uncertified arms after each batch and every action are the same: they read released counts, public noise
+    and the agent's draws only (the run exercises the rule: some arm is uncertified after some batch)."""
+    from dpbandit.privacy.recording import ReleaseRecorder
+
+    def play(rewards: np.ndarray, outputs: list | None) -> tuple[list, np.ndarray, list]:
+        agent = PrivateAgent(3, 1, rng=np.random.default_rng(11), horizon=1_000, reward_range=(0.0, 1.0),
+                             first_batch=64)
+        starved, actions = [], []
+        with ReleaseRecorder(outputs) as recorder:
+            start = 0
+            for batch in range(4):
+                stop = start + agent.schedule.size(batch)
+                actions.append(agent.play_block(np.ones((stop - start, 1)), rewards[start:stop]))
+                starved.append(agent._uncertified().copy())
+                start = stop
+        return starved, np.concatenate(actions), recorder.outputs
+
+    rng = np.random.default_rng(4)
+    first = (rng.random((1_000, 3)) < [0.3, 0.5, 0.7]).astype(float)
+    second = (rng.random((1_000, 3)) < [0.9, 0.1, 0.2]).astype(float)
+    starved, actions, outputs = play(first, None)
+    replayed_starved, replayed_actions, _ = play(second, outputs)
+    assert any(s.any() for s in starved), starved
+    for a, b in zip(starved, replayed_starved, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(actions, replayed_actions)
