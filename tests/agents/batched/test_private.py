@@ -419,7 +419,9 @@ def test_declared_range_represents_each_arms_base_rate() -> None:
     With the declared range every model is centred at 0.5; without intercepts each arm's model is a line
     through the origin there and the base rates are lost (about uniform guessing), with the backfitted
     intercepts (the default) mostly the majority class (2 seeds: 0.63 against 0.29 without). Without
-    intercepts a per-arm constant in the portfolio (best-arm play) recovers it too (0.65)."""
+    intercepts a per-arm constant in the portfolio (best-arm play) recovers it too (0.65; 0.600 since the
+    uncertified arms are kept in play, issue 40 item 3: the minority arms this play starves fall back within the
+    count noise as it grows, and a share of the users plays them again; ``private`` 0.630 -> 0.627)."""
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((3_000, 6)), rng.choice(3, size=3_000, p=[0.7, 0.2, 0.1])
     agents = {"private": PrivateAgent, "constant": functools.partial(PrivateAgent, intercept="none",
@@ -428,4 +430,4 @@ def test_declared_range_represents_each_arms_base_rate() -> None:
     df = run("dpbandit/Classification-v0", agents, n_seeds=2, horizon=10_000, env_kwargs={"X": X, "y": y},
              progress=False)
     accuracy = df[df.step == 10_000].groupby("agent")["cumulative_reward"].mean() / 10_000
-    assert min(accuracy["private"], accuracy["constant"]) > 0.6 > 0.4 > accuracy["none"], accuracy
+    assert accuracy["private"] > 0.6 and accuracy["constant"] > 0.58 and 0.4 > accuracy["none"], accuracy
