@@ -419,7 +419,9 @@ def test_declared_range_represents_each_arms_base_rate() -> None:
     With the declared range every model is centred at 0.5; without intercepts each arm's model is a line
     through the origin there and the base rates are lost (about uniform guessing), with the backfitted
     intercepts (the default) mostly the majority class (2 seeds: 0.63 against 0.29 without). Without
-    intercepts a per-arm constant in the portfolio (best-arm play) recovers it too (0.65)."""
+    intercepts a per-arm constant in the portfolio (best-arm play) recovers it too (0.65; 0.600 since the
+    uncertified arms are kept in play, issue 40 item 3: the minority arms this play starves fall back within the
+    count noise as it grows, and a share of the users plays them again; ``private`` 0.630 -> 0.627)."""
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((3_000, 6)), rng.choice(3, size=3_000, p=[0.7, 0.2, 0.1])
     agents = {"private": PrivateAgent, "constant": functools.partial(PrivateAgent, intercept="none",
@@ -428,20 +430,4 @@ def test_declared_range_represents_each_arms_base_rate() -> None:
     df = run("dpbandit/Classification-v0", agents, n_seeds=2, horizon=10_000, env_kwargs={"X": X, "y": y},
              progress=False)
     accuracy = df[df.step == 10_000].groupby("agent")["cumulative_reward"].mean() / 10_000
-    assert min(accuracy["private"], accuracy["constant"]) > 0.6 > 0.4 > accuracy["none"], accuracy
-
-
-def test_elimination_keeps_the_arms_whose_upper_bound_reaches_the_best_lower_bound() -> None:
-    """``elimination=z`` (issue 40 item 3, opt-in): per user, arms whose ``score + z sd`` falls below the best
-    ``score - z sd`` are out (score -inf); among two or more left the user draws uniformly; one left is played."""
-    agent = PrivateAgent(3, 1, rng=np.random.default_rng(0), horizon=1000, elimination=2.0)
-    scores = np.array([[0.0, 0.5, 1.0], [0.0, 0.1, 2.0]])
-    sd = np.array([[0.1, 0.2, 0.1], [0.1, 0.1, 0.1]])
-    out = agent._eliminate(scores, sd)
-    assert out[0, 0] == -np.inf and np.all(np.isfinite(out[0, 1:]))  # 0.5 + 0.4 >= 1.0 - 0.2: still in
-    assert np.all(out[1, :2] == -np.inf) and out[1, 2] == 2.0  # one arm left: played
-    draws = np.array([np.argmax(agent._eliminate(scores[:1], sd[:1])) for _ in range(400)])
-    assert set(draws) == {1, 2} and 150 < np.sum(draws == 1) < 250  # uniform among the two left
-    assert PrivateAgent(3, 1, rng=np.random.default_rng(0), horizon=1000).elimination == 0.0
-    with pytest.raises(ValueError, match="elimination"):
-        PrivateAgent(3, 1, rng=np.random.default_rng(0), horizon=1000, elimination=-1.0)
+    assert accuracy["private"] > 0.6 and accuracy["constant"] > 0.58 and 0.4 > accuracy["none"], accuracy
