@@ -33,6 +33,7 @@ Peak memory: one extra run per agent and setting (seed 0) in a fresh process, it
 (``--memory``; Python and its libraries alone are ~150 MB).
 
 Usage: python sims/learning_suite.py [--quick] [--settings S1 S4 ...] [--agents private ...] [--memory]
+(with ``--settings`` or ``--agents`` the page keeps the cells of its previous CSV that this run does not redo)
 Resumable sweeps ``<store>/learning_suite_<setting>-<hash>``; writes results/learning_suite.{csv,md,png}.
 """
 
@@ -442,6 +443,28 @@ def plot(table: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
+KEPT = "; other rows kept from the previous page, produced by: "
+
+
+def keep_other_cells(table: pd.DataFrame, path: Path, provenance: str) -> tuple[pd.DataFrame, str]:
+    """``table`` (a run of some settings or agents) in place of its (setting, agent) cells in the page's CSV at
+    ``path``; every other cell of that CSV is kept, in the suite's setting order. Returns the merged table and its
+    provenance (this run's, then the kept rows' own)."""
+    if not path.exists():
+        return table, provenance
+    with open(path) as fh:
+        previous = fh.readline().removeprefix("# produced by: ").strip()
+    old = pd.read_csv(path, comment="#")
+    rerun = set(zip(table["setting"], table["agent"], strict=True))
+    kept = old[[(s, a) not in rerun for s, a in zip(old["setting"], old["agent"], strict=True)]]
+    if kept.empty:
+        return table, provenance
+    order = {s.name: i for i, s in enumerate(chosen_settings(None))}
+    merged = pd.concat([kept, table], ignore_index=True)
+    merged = merged.sort_values("setting", key=lambda col: col.map(order), kind="stable", ignore_index=True)
+    return merged, f"{provenance}{KEPT}{previous}"
+
+
 def chosen_settings(names: list[str] | None) -> list[Setting]:
     """The suite's settings and the registered ids' (every one without ``names``; ``"ids"``: all the ids)."""
     settings = SETTINGS + registered_env_settings()
@@ -493,10 +516,17 @@ def main() -> None:
     RESULTS.mkdir(exist_ok=True)
     command = command_line()
     where = f"root seed {args.root_seed}; sweep stores {shown(args.store)}/{args.stem}_*"
-    write_csv(table, RESULTS / f"{args.stem}.csv", f"produced by: {command} ({where})")
+    provenance = f"{command} ({where})"
+    if args.settings or args.agents:  # a partial run: the page's other cells are kept, not lost
+        table, provenance = keep_other_cells(table, RESULTS / f"{args.stem}.csv", provenance)
+        settings = [s for s in chosen_settings(None) if s.name in set(table["setting"])]
+    write_csv(table, RESULTS / f"{args.stem}.csv", f"produced by: {provenance}")
     plot(table, RESULTS / f"{args.stem}.png")
     with open(RESULTS / f"{args.stem}.md", "w") as fh:
         fh.write(f"# Learning suite\n\nCommand: `{command}` ({where})\n\n")
+        if provenance != f"{command} ({where})":
+            fh.write(f"Rows not rerun by this command were kept from the previous page (the code of that time, "
+                     f"e.g. the references' form), produced by: {provenance.split(KEPT, 1)[1]}\n\n")
         fh.write(
             "Every private agent at its defaults (epsilon = 1; delta only where the setting fixes it, else the "
             "agent's default), LinUCB and random play as references; each ratio is the final regret over random "
