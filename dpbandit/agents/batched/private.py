@@ -80,8 +80,8 @@ xbar_k``, and a line through the origin fitted to rewards centred there loses ``
 the direction that makes the arm win (pooled against own, 16 seeds, root 99: S1 0.318x against 0.327x random,
 S4 0.224x against 0.238x, ``GLMBandit-v0`` 0.042x against 0.049x, ``PoissonBandit-v0`` 0.262x against 0.276x).
 With an intercept (the default with noise off) ``c_k`` is the model's fitted mean. With noise off, ``B``
-tracks the ``NOISE_OFF_REWARD_QUANTILE`` of ``|r - c_k|``, not the median: the median trades clipping bias
-against noise, and without noise there is none to trade; in between, the quantile moves continuously with
+tracks the ``NOISE_OFF_REWARD_QUANTILE`` (:mod:`~dpbandit.agents.batched.private_defaults`) of ``|r - c_k|``,
+not the median: the median trades clipping bias against noise, and without noise there is none to trade; in between, the quantile moves continuously with
 the noise (:func:`~dpbandit.agents.batched.private_defaults.reward_quantile`).
 
 Sensitivities (replace-one user record: context(s) and reward replaced, the played arm may switch; ``||x|| <=
@@ -153,8 +153,6 @@ CANDIDATES = ("dense", "sparse", "constant")
 #: (digits at T = 10^4, 5 seeds, root 2911: accuracy 0.47 -> 0.41, two seeds at 0.26 and 0.28; item-1
 #: imbalanced 0.592 -> 0.578).
 DEFAULT_CANDIDATES = ("dense", "sparse")
-#: Quantile the reward clip tracks with noise off (:mod:`~dpbandit.agents.batched.private_defaults`).
-NOISE_OFF_REWARD_QUANTILE = defaults.NOISE_OFF_REWARD_QUANTILE
 #: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
 #: Largest ``d^2`` for which the pooled Gram is kept (2^22 floats, 32 MB; ``d <= 2048``) [Fill].

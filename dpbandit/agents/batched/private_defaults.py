@@ -34,14 +34,6 @@ __all__ = ["NOISE_OFF_PRIOR_EXPLORATION", "NOISE_OFF_REWARD_QUANTILE", "PER_MODE
 #: without data, fading as ``1 / N``) explores them: 1.46x, S4 1.78x (6 seeds, root 2; 0.5: 1.64x and 1.80x,
 #: 1.0: 1.48x and 2.04x on 4 seeds, root 1). The data's own posterior spread (``exploration``) cost S4 more.
 NOISE_OFF_PRIOR_EXPLORATION = 0.7
-#: Default batch schedules (first batch, growth) [Fill; measured, docs/batched_agents.md]. With Grams (pooled
-#: or per model): batches of 64 growing by 1.5, a refit every third of the rounds so far where doubling waits
-#: for as many rounds as were seen (each batch is its own release, parallel composition, so the finer schedule
-#: costs noise only through the inverse-variance sum); digits at T = 10^4: accuracy 0.44 -> 0.56. Screened
-#: diagonal or isotropic layouts (large ``d``): 32 and doubling as the other batched agents (the screen's
-#: threshold pays for every extra batch's noise; d = 5000: 0.87x vs 0.92x random on 3 paired seeds).
-#: With noise off (no release to pay for): 16 growing by 1.2, the non-private limit of that trade-off (with
-#: the 0.99 clip, development runs of S4: 2.4x LinUCB's regret at (64, 1.5), 1.6x at (16, 1.2)).
 #: Quantile the reward clip tracks with noise off (no noise to trade the clip's bias against) [Fill]: at the
 #: median, clipped rewards shrank the slopes by half on ``LinearBandit-v0``. With the noise-off schedule, noise-off
 #: regret on the learning suite went from 3.04x to 1.38x LinUCB's on S4 and from 1.93x to 0.91x on S1
@@ -55,6 +47,14 @@ NOISE_OFF_REWARD_QUANTILE = 0.99
 #: docs/batched_agents.md): 1024 (0.0028) 640 against 1,018, 256 (0.013) 833 against 1,158. Two models keep
 #: the pooled layout (:func:`per_model_grams`).
 PER_MODEL_MAX_NOISE_RATIO = 0.01
+#: Default batch schedules (first batch, growth) [Fill; measured, docs/batched_agents.md]. With Grams (pooled
+#: or per model): batches of 64 growing by 1.5, a refit every third of the rounds so far where doubling waits
+#: for as many rounds as were seen (each batch is its own release, parallel composition, so the finer schedule
+#: costs noise only through the inverse-variance sum); digits at T = 10^4: accuracy 0.44 -> 0.56. Screened
+#: diagonal or isotropic layouts (large ``d``): 32 and doubling as the other batched agents (the screen's
+#: threshold pays for every extra batch's noise; d = 5000: 0.87x vs 0.92x random on 3 paired seeds).
+#: With noise off (no release to pay for): 16 growing by 1.2, the non-private limit of that trade-off (with
+#: the 0.99 clip, development runs of S4: 2.4x LinUCB's regret at (64, 1.5), 1.6x at (16, 1.2)).
 SCHEDULES = {"pooled": (64, 1.5), "screened": (32, 2.0), "noise-off": (16, 1.2)}
 
 
@@ -161,7 +161,6 @@ def schedule(layout: str, epsilon: float | None) -> tuple[int, float]:
     t = min(1.0, 1.0 / _validate.positive(epsilon=epsilon))
     low_first, low_ratio = SCHEDULES["noise-off"]
     return round(low_first + (first - low_first) * t), low_ratio + (ratio - low_ratio) * t
-
 
 
 def per_model_grams(ratio: float, *, n_models: int) -> bool:
