@@ -23,7 +23,8 @@ Settings (issue 23's table; the targets are for the recommended ``private`` agen
 Every private agent runs at its defaults: only ``epsilon = 1`` (and ``delta`` where the setting fixes it, S2);
 references are LinUCB (or shared-parameter LinUCB on per-arm features; at d = 5000, where LinUCB refuses,
 LinUCB with a diagonal Gram, ``linucb-diag``) and random play. On {0, 1} rewards (classification, S3's
-logistic Bernoulli rewards, M3 / M5) the linear references run with an intercept (``centring="intercept"``,
+logistic Bernoulli rewards, M3 / M5, and the registered ids that declare the reward range (0, 1)) the linear
+references run with an intercept (``centring="intercept"``,
 :mod:`dpbandit.agents.centring`, issue 40 item 4: a line through the origin has no base rate per arm, and
 LinUCB without one fell below always-majority on imbalanced classes); elsewhere as published. A setting's agents are
 those whose observation model fits it; the private agents are the central trust model's (the shuffle and local
@@ -169,6 +170,8 @@ def registered_env_settings() -> list[Setting]:
             continue
         env = gymnasium.make(env_id, disable_env_checker=True)
         per_arm = len(env.observation_space.shape) == 2
+        # {0, 1} rewards: the environment declares the range (0, 1) (LogisticBandit-v0, the Bernoulli bandits)
+        bernoulli = tuple(getattr(env.unwrapped, "reward_range", ())) == (0.0, 1.0)
         env.close()
         out.append(
             Setting(
@@ -179,6 +182,7 @@ def registered_env_settings() -> list[Setting]:
                 per_arm=per_arm,
                 classification=env_id in envs.CLASSIFICATION_IDS,
                 everyone=False,
+                bernoulli=bernoulli,
             )
         )
     return out
@@ -541,9 +545,9 @@ def main() -> None:
             "`--all-agents` runs every agent everywhere). Private agents are those of the central trust model "
             "(joint DP with a trusted curator); the shuffle and local agents are compared on their own page, "
             "`results/trust_models.md` (`--agents NAME` runs one here). On {0, 1} rewards (classification, "
-            "S3, M3, M5) the rows `linucb`, `shared-linucb` and `linucb-diag` are those references with an "
-            "intercept (`centring='intercept'`, a constant feature; elsewhere as published); `worst_ratio` is "
-            "the largest per-seed ratio.\n\n"
+            "S3, M3, M5, id:LogisticBandit-v0) the rows `linucb`, `shared-linucb` and `linucb-diag` are those "
+            "references with an intercept (`centring='intercept'`, a constant feature; elsewhere as "
+            "published); `worst_ratio` is the largest per-seed ratio.\n\n"
         )
         mine = table[table["agent"].isin([RECOMMENDED, f"{RECOMMENDED}-perarm"])].copy()
         mine.insert(2, "met", [verdict(row, row["target"]) for _, row in mine.iterrows()])
