@@ -125,7 +125,8 @@ import numpy as np
 from scipy import stats
 
 from dpbandit import _validate
-from dpbandit.agents.batched.elimination import CERTIFY, contention_scores, surviving, uncertified
+from dpbandit.agents.batched.elimination import (CERTIFY, base_rate_bounds, contention_scores,
+                                                 exploring_shares, in_contention, starved, surviving)
 from dpbandit.agents.batched import private_defaults as defaults
 from dpbandit.agents.batched.gaussian import GaussianBatchedAgent
 from dpbandit.privacy.budget import default_delta
@@ -153,6 +154,14 @@ CANDIDATES = ("dense", "sparse", "constant")
 #: (digits at T = 10^4, 5 seeds, root 2911: accuracy 0.47 -> 0.41, two seeds at 0.26 and 0.28; item-1
 #: imbalanced 0.592 -> 0.578).
 DEFAULT_CANDIDATES = ("dense", "sparse")
+#: (Budget floor of ``rewards``, applied in ``__init__``) [Fill; derived]: the arms' base rates (``rewards``) get
+#: at least the share of one slope coordinate, ``(moments + rewards) / (d + 1)`` taken from ``moments``: with rows
+#: of norm ``C`` spread over ``d`` coordinates each coordinate of ``sum x b`` carries ``1 / sqrt(d)`` of the
+#: signal for noise of the same sensitivity scale, so the base rate's noise-to-signal ratio equals a coordinate's at
+#: ``share_r = share_m / d``. Only small ``d`` moves (``d + 1 > 0.7 / 0.05``, so ``d <= 13`` at the pooled
+#: shares): at ``d = 1`` (the plain multi-armed bandit, where ``sum x b`` is the base rate) half each, and the
+#: base-rate bounds of :mod:`~dpbandit.agents.batched.elimination` are then narrow enough to eliminate arms
+#: (docs/batched_agents.md, "Issue 40 item 3: private successive elimination").
 #: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
 #: Largest ``d^2`` for which the pooled Gram is kept (2^22 floats, 32 MB; ``d <= 2048``) [Fill].
@@ -296,6 +305,10 @@ class PrivateAgent(GaussianBatchedAgent):
             shares["predictions"] = PREDICTIONS_SHARE
         if not self.with_intercept:
             shares["moments"] += shares.pop("sums")
+        base_rate_floor = (shares["moments"] + shares["rewards"]) / (dim + 1)  # (REWARDS_FLOOR)
+        if shares["rewards"] < base_rate_floor:
+            shares["moments"] -= base_rate_floor - shares["rewards"]
+            shares["rewards"] = base_rate_floor
         #: Whether the played estimate is chosen privately (the pooled layout without a fixed ``estimator``).
         self.selecting = self.pooled and self.estimator is None
         if self.pooled and not self.selecting:  # a fixed estimate: no loss block, its budget to the moments
@@ -341,6 +354,9 @@ class PrivateAgent(GaussianBatchedAgent):
         self._posterior: list[tuple[np.ndarray | None, np.ndarray, np.ndarray]] = [(None, np.zeros(d),
                                                                                      np.zeros(d))] * K
         self._centre = np.zeros((K, d))  # xbar_k
+        #: Per arm, the probability that a user explores it (:meth:`_contend`).
+        self._exploring = np.zeros(self.n_arms)
+        self._rows = 0  # rows released so far
 
     @staticmethod
     def _second_moments(n_arms: int, dim: int, horizon: int | None, options: dict[str, Any], *,
@@ -518,6 +534,7 @@ class PrivateAgent(GaussianBatchedAgent):
         self._total += w * n
         self._total_sq += w**2 * n
         self._estimate()
+        self._contend(counts)
 
     def _estimate(self) -> None:
         """Ridge least squares with an intercept per model from the summed releases (module docstring).
@@ -733,20 +750,30 @@ class PrivateAgent(GaussianBatchedAgent):
         if self.exploration > 0.0 or self.prior_exploration > 0.0:
             var = self._score_variance(observations, self.exploration**2, self.prior_exploration**2)
             mean = mean + np.sqrt(var) * self._explore_rng.standard_normal(var.shape)
-        starved = self._uncertified()
-        if self.elimination == 0.0 and not starved.any():
+        if self.elimination == 0.0 and not self._exploring.any():
             return mean  # greedy play: nothing drawn
         sd = (np.sqrt(self._score_variance(observations, 1.0, 1.0, self._intercept_sd))
               if self.elimination > 0.0 else None)
-        return contention_scores(mean, surviving(mean, sd, self.elimination), starved, self.starved_share,
-                                 self._play_rng)
+        return contention_scores(mean, surviving(mean, sd, self.elimination), self._exploring, self._play_rng)
 
-    def _uncertified(self) -> np.ndarray:
-        """Arms whose summed released count is within ``certify`` noise std of zero (none with one model):
-        a share of the users plays them (:func:`~dpbandit.agents.batched.elimination.uncertified`)."""
+    def _contend(self, counts: np.ndarray) -> None:
+        """The arms the exploring share plays next (none with one model or ``certify=None``): those the latest
+        batch's greedy play starved (:func:`~dpbandit.agents.batched.elimination.starved`) whose base-rate
+        bounds, in certified rows at ``certify`` std, still reach the best lower bound
+        (:func:`~dpbandit.agents.batched.elimination.base_rate_bounds`, private successive elimination)."""
         if self.n_models < 2 or self.certify is None:
-            return np.zeros(self.n_arms, dtype=bool)
-        return uncertified(self._acc["n"], math.sqrt(self._noise_var["n"]), self.certify)
+            return
+        self._rows += self.batch_size
+        acc, nv, c = self._acc, self._noise_var, self.centres
+        count_sd = math.sqrt(nv["n"])
+        lo, hi = base_rate_bounds(acc["r"] - c * acc["n"], acc["n"], count_sd, nv["r"],
+                                  self.clipping.reward_clip, self.certify, self._total_sq / self._total)
+        contending = (starved(counts, self._exploring * self.batch_size, self._sigmas()["n"], self.certify)
+                      & in_contention(lo + c, hi + c))
+        per_row = self._total / self._rows  # mean weight of a row: weighted counts to rows
+        certified = np.maximum(acc["n"] - self.certify * count_sd, 0.0) / per_row
+        self._exploring = exploring_shares(contending, certified, self.certify * count_sd / per_row,
+                                           self.batch_size, self.starved_share)
 
     def _score_variance(self, observations: np.ndarray, spread_weight: float, prior_weight: float,
                         intercept_sd: np.ndarray | None = None) -> np.ndarray:
