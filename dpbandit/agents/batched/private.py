@@ -62,13 +62,17 @@ elsewhere);
 (``(rho B^2 / 4 N') rho (S + lambda I)^{-1}``: large for a model without data, fading as ``1 / N``; default
 0.7 with noise off, where greedy play starved arms whose first estimates lost, times the share ``1 / (1 + a)``
 of the estimates' variance the privacy noise leaves to it, :mod:`~dpbandit.agents.batched.private_defaults`).
-While some arm's summed released count is within ``certify`` (default 1) noise std of zero, a share
-``starved_share`` (default ``1 / K``) of the users, drawn by the agent, plays uniformly among those arms (issue 40
-item 3, :mod:`~dpbandit.agents.batched.elimination`: their sums are noise, so their estimates are no evidence
-against them; on the plain Bernoulli bandit an arm that lost an early batch otherwise never got a row again).
-``elimination = z > 0`` (opt-in) keeps per user only the arms whose ``score + z sd`` reaches the best ``score -
-z sd`` (``sd`` the score's posterior std, released noise and the intercept's shrinkage included) and draws among
-them uniformly, private successive elimination's rule (Sajed and Sheffet 2019) per user. Each depends on the
+A share of the users (at most ``starved_share``, default ``1 / K``; the agent's draw) explores the arms that
+the latest batch's greedy play starved while their base-rate bounds, counted in the rows their released counts
+certify at ``certify`` (default 1) noise std, reach the best lower bound, each for as many rows as it has certified
+(issue 40 item 3, :mod:`~dpbandit.agents.batched.elimination`: private successive elimination on the exploring
+share [Sajed and Sheffet 2019, Algorithm 1], with the doubling of adaptive episodes [Azize and Basu 2022]; on the
+plain Bernoulli bandit an arm that lost an early batch otherwise never got a row again). The ``rewards`` block
+gets at least one slope coordinate's budget (:func:`rewards_floor`), so that at small ``d`` the base rates are
+precise enough to eliminate arms. ``elimination = z > 0`` (opt-in) keeps per user only the arms whose
+``score + z sd`` reaches the best ``score - z sd`` (``sd`` the score's posterior std, released noise and the
+intercept's shrinkage included) and draws among them uniformly, private successive elimination's rule (Sajed and
+Sheffet 2019) per user. Each depends on the
 user's own context, public releases and the agent's randomness only.
 
 Reward centre and clip: with a declared ``reward_range = (low, high)`` (contract C2) ``c_k`` stays its
@@ -154,14 +158,6 @@ CANDIDATES = ("dense", "sparse", "constant")
 #: (digits at T = 10^4, 5 seeds, root 2911: accuracy 0.47 -> 0.41, two seeds at 0.26 and 0.28; item-1
 #: imbalanced 0.592 -> 0.578).
 DEFAULT_CANDIDATES = ("dense", "sparse")
-#: (Budget floor of ``rewards``, applied in ``__init__``) [Fill; derived]: the arms' base rates (``rewards``) get
-#: at least the share of one slope coordinate, ``(moments + rewards) / (d + 1)`` taken from ``moments``: with rows
-#: of norm ``C`` spread over ``d`` coordinates each coordinate of ``sum x b`` carries ``1 / sqrt(d)`` of the
-#: signal for noise of the same sensitivity scale, so the base rate's noise-to-signal ratio equals a coordinate's at
-#: ``share_r = share_m / d``. Only small ``d`` moves (``d + 1 > 0.7 / 0.05``, so ``d <= 13`` at the pooled
-#: shares): at ``d = 1`` (the plain multi-armed bandit, where ``sum x b`` is the base rate) half each, and the
-#: base-rate bounds of :mod:`~dpbandit.agents.batched.elimination` are then narrow enough to eliminate arms
-#: (docs/batched_agents.md, "Issue 40 item 3: private successive elimination").
 #: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
 #: Largest ``d^2`` for which the pooled Gram is kept (2^22 floats, 32 MB; ``d <= 2048``) [Fill].
@@ -175,6 +171,18 @@ SHARES = {
     "pooled": {"moments": 0.55, "sums": 0.1, "rewards": 0.05, "squares": 0.02, "pooled": 0.2,
                "selection": 0.08},
 }
+
+
+def rewards_floor(moments_and_rewards: float, dim: int) -> float:
+    """The least budget share of ``rewards`` (the arms' base rates), taken from ``moments``: one slope coordinate's
+    share of the two blocks together, ``(moments + rewards) / (d + 1)`` [Fill; derived]. With rows of norm ``C``
+    spread over ``d`` coordinates each coordinate of ``sum x b`` carries ``1 / sqrt(d)`` of the signal for noise of
+    the same sensitivity scale, so the base rate's noise-to-signal ratio equals a coordinate's at ``share_r =
+    share_m / d``. Only small ``d`` moves (``d <= 12`` at the pooled shares): at ``d = 1`` (the plain multi-armed
+    bandit, where ``sum x b`` is the base rate) half each, and the base-rate bounds of
+    :mod:`~dpbandit.agents.batched.elimination` are then narrow enough to eliminate arms (docs/batched_agents.md,
+    "Issue 40 item 3: private successive elimination")."""
+    return moments_and_rewards / (dim + 1)
 
 
 class PrivateAgent(GaussianBatchedAgent):
@@ -212,10 +220,11 @@ class PrivateAgent(GaussianBatchedAgent):
             the confidence of a starved arm is too narrow (its released count, noise included, stands for its
             Gram), so it does not yet meet the issue's bar; on the Figure 5.1 setting (T = 10^4, 8 seeds, root
             0) ``z = 1`` raised the regret from 274 to 439.
-        certify: ``c`` of the uncertified arms kept in play (summed released count ``<= c`` noise std;
-            :func:`~dpbandit.agents.batched.elimination.uncertified`; default ``CERTIFY`` = 1; ``None``: off).
-        starved_share: share of the users (drawn per user by the agent) who play uniformly among the
-            uncertified arms while there are any, in [0, 1] (default ``1 / K``; 1: every user plays among them).
+        certify: ``c`` of the exploration of starved arms in contention: the std multiplier of their base-rate
+            bounds and of the starvation test (:mod:`~dpbandit.agents.batched.elimination`; default ``CERTIFY``
+            = 1; ``None``: off, greedy play).
+        starved_share: the largest share of the users (drawn per user by the agent) who explore those arms, in
+            [0, 1] (default ``1 / K``).
         **kwargs: :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent` options (clipping, schedule,
             ``aux_share``, ``noise``).
     """
@@ -305,10 +314,9 @@ class PrivateAgent(GaussianBatchedAgent):
             shares["predictions"] = PREDICTIONS_SHARE
         if not self.with_intercept:
             shares["moments"] += shares.pop("sums")
-        base_rate_floor = (shares["moments"] + shares["rewards"]) / (dim + 1)  # (REWARDS_FLOOR)
-        if shares["rewards"] < base_rate_floor:
-            shares["moments"] -= base_rate_floor - shares["rewards"]
-            shares["rewards"] = base_rate_floor
+        floor = rewards_floor(shares["moments"] + shares["rewards"], dim)  # from moments, at small d only
+        shares["moments"] -= max(floor - shares["rewards"], 0.0)
+        shares["rewards"] = max(floor, shares["rewards"])
         #: Whether the played estimate is chosen privately (the pooled layout without a fixed ``estimator``).
         self.selecting = self.pooled and self.estimator is None
         if self.pooled and not self.selecting:  # a fixed estimate: no loss block, its budget to the moments
@@ -764,16 +772,16 @@ class PrivateAgent(GaussianBatchedAgent):
         if self.n_models < 2 or self.certify is None:
             return
         self._rows += self.batch_size
-        acc, nv, c = self._acc, self._noise_var, self.centres
+        acc, nv, c, z = self._acc, self._noise_var, self.centres, self.certify
         count_sd = math.sqrt(nv["n"])
         lo, hi = base_rate_bounds(acc["r"] - c * acc["n"], acc["n"], count_sd, nv["r"],
-                                  self.clipping.reward_clip, self.certify, self._total_sq / self._total)
-        contending = (starved(counts, self._exploring * self.batch_size, self._sigmas()["n"], self.certify)
+                                  self.clipping.reward_clip, z, self._total_sq / self._total)
+        contending = (starved(counts, self._exploring * self.batch_size, self._sigmas()["n"], z)
                       & in_contention(lo + c, hi + c))
-        per_row = self._total / self._rows  # mean weight of a row: weighted counts to rows
-        certified = np.maximum(acc["n"] - self.certify * count_sd, 0.0) / per_row
-        self._exploring = exploring_shares(contending, certified, self.certify * count_sd / per_row,
-                                           self.batch_size, self.starved_share)
+        per_row = self._total / self._rows  # the mean weight of a row: weighted counts to rows
+        certified = np.maximum(acc["n"] - z * count_sd, 0.0) / per_row
+        self._exploring = exploring_shares(contending, certified, z * count_sd / per_row, self.batch_size,
+                                           self.starved_share)
 
     def _score_variance(self, observations: np.ndarray, spread_weight: float, prior_weight: float,
                         intercept_sd: np.ndarray | None = None) -> np.ndarray:

@@ -119,15 +119,16 @@ def test_the_agent_explores_the_starved_arms_in_contention() -> None:
         PrivateAgent(3, 1, rng=np.random.default_rng(0), horizon=1000, starved_share=1.5)
 
 
-def test_keeping_uncertified_arms_in_play_unlocks_the_plain_bernoulli_bandit() -> None:
+def test_exploring_the_starved_arms_in_contention_unlocks_the_plain_bernoulli_bandit() -> None:
     """Issue 40 item 3 (``dpbandit/BernoulliMAB-v0``, means 0.3 / 0.5 / 0.7, T = 5,000, epsilon 1, seeds 0-8 of
-    root 0): greedy play (``certify=None``, as before this rule) locks onto a worse arm on seeds 2, 6 and 8
-    (regret 1,082, 1,061 and 1,147 against random's 1,000); with a share of the users among the uncertified arms
-    at most one of the 9 does. (The issue's bar, no seed of 50 above 500, is not met: docs/batched_agents.md.)"""
+    root 0): greedy play (``certify=None``) locks onto a worse arm on seeds 2, 6 and 8 (regret 1,082, 1,061 and
+    1,147 against random's 1,000), and the earlier rule (a share among the arms whose count certified no row) on
+    seed 39 of 50 (1,021); exploring the starved arms in contention keeps every seed of the 9 below 200 (worst of
+    50: 254, docs/batched_agents.md)."""
     agents = {"private": functools.partial(agent_class("private"), epsilon=1.0)}
     df = run("dpbandit/BernoulliMAB-v0", agents, n_seeds=9, horizon=5_000, progress=False, n_points=2)
     regret = df[df.step == 5_000]["cumulative_regret"].to_numpy()
-    assert np.sum(regret > 500.0) <= 1 and np.median(regret) < 100.0, regret
+    assert regret.max() < 300.0 and np.median(regret) < 200.0, regret
 
 
 @pytest.mark.privacy
