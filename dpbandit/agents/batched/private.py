@@ -72,8 +72,7 @@ gets at least one slope coordinate's budget (:func:`rewards_floor`), so that at 
 precise enough to eliminate arms. ``elimination = z > 0`` (opt-in) keeps per user only the arms whose
 ``score + z sd`` reaches the best ``score - z sd`` (``sd`` the score's posterior std, released noise and the
 intercept's shrinkage included) and draws among them uniformly, private successive elimination's rule (Sajed and
-Sheffet 2019) per user. Each depends on the
-user's own context, public releases and the agent's randomness only.
+Sheffet 2019) per user. Each depends on the user's own context, public releases and the agent's randomness only.
 
 Reward centre and clip: with a declared ``reward_range = (low, high)`` (contract C2) ``c_k`` stays its
 midpoint and ``B`` its half-width (nothing is clipped; rewards outside the range are refused); otherwise
@@ -181,7 +180,7 @@ def rewards_floor(moments_and_rewards: float, dim: int) -> float:
     share_m / d``. Only small ``d`` moves (``d <= 12`` at the pooled shares): at ``d = 1`` (the plain multi-armed
     bandit, where ``sum x b`` is the base rate) half each, and the base-rate bounds of
     :mod:`~dpbandit.agents.batched.elimination` are then narrow enough to eliminate arms (docs/batched_agents.md,
-    "Issue 40 item 3: private successive elimination")."""
+    "Issue 40 item 3: private successive elimination on the exploring share")."""
     return moments_and_rewards / (dim + 1)
 
 
