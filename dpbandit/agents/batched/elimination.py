@@ -32,8 +32,8 @@ __all__ = ["CERTIFY", "base_rate_bounds", "contention_scores", "exploring_shares
 #: Default ``c`` of the exploration rule (the std multiplier of the base-rate bounds and of the starvation test)
 #: [Fill; measured, docs/batched_agents.md "Issue 40 item 3: private successive elimination on the exploring
 #: share"]: wider bounds keep the worse arms in contention longer (plain Bernoulli bandits, epsilon 1, T = 5,000,
-#: 50 seeds, means 0.2 / 0.3 / 0.4 / 0.45 / 0.6, every explored user among the arms in contention: mean regret 255
-#: at ``c = 1``, 340 at 1.5, 378 at 2).
+#: 50 seeds, means 0.2 / 0.3 / 0.4 / 0.45 / 0.6, in a variant with ``starved_share = 1`` and a floor of the rows
+#: that would certify an arm: mean regret 255 at ``c = 1``, 340 at 1.5, 378 at 2).
 CERTIFY = 1.0
 
 
