@@ -1,11 +1,12 @@
 """Per-seed regret on the plain K-armed Bernoulli bandit (issue 40 item 3): mean, worst seed and every seed,
 printed (the learning suite's M3 / M5 rows tabulate the default agents; this script compares options).
 
-Usage: python sims/bernoulli_mab.py MEANS T SEEDS AGENTS [OPTIONS]
+Usage: python sims/bernoulli_mab.py MEANS T SEEDS AGENTS [OPTIONS] [ROOT]
   MEANS   comma-separated arm means, e.g. 0.3,0.5,0.7
   AGENTS  comma-separated labels; ``name@tag`` runs agent ``name`` under that label
   OPTIONS a Python dict literal, label -> keyword arguments, e.g. "{'private@2': {'elimination': 2.0}}"
-Private agents run at epsilon = 1; root seed 0; the counts of seeds above 0.5x random's mean regret
+  ROOT    the root seed (default 0)
+Private agents run at epsilon = 1; the counts of seeds above 0.5x random's mean regret
 (``T (max mean - mean of means) / 2``) are printed beside each agent.
 """
 
@@ -27,6 +28,7 @@ def main() -> None:
     means = tuple(float(x) for x in sys.argv[1].split(","))
     horizon, seeds, labels = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].split(",")
     options = ast.literal_eval(sys.argv[5]) if len(sys.argv) > 5 else {}
+    root = int(sys.argv[6]) if len(sys.argv) > 6 else 0
     agents = {}
     for label in labels:
         name = label.split("@")[0]
@@ -34,7 +36,7 @@ def main() -> None:
         if agent_class(name).trust_model:
             kwargs.setdefault("epsilon", 1.0)
         agents[label] = functools.partial(agent_class(name), **kwargs)
-    df = run("dpbandit/BernoulliMAB-v0", agents, n_seeds=seeds, horizon=horizon, env_kwargs={"means": means},
+    df = run("dpbandit/BernoulliMAB-v0", agents, n_seeds=seeds, root_seed=root, horizon=horizon, env_kwargs={"means": means},
              n_points=2, progress=False)
     half_random = 0.5 * horizon * (max(means) - float(np.mean(means)))
     for label, group in df[df["step"] == horizon].groupby("agent", sort=False):

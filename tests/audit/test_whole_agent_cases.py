@@ -45,9 +45,10 @@ def test_private_pooled_runs_the_default_layout_with_its_selection() -> None:
     noise divided by 4 in the broken copy."""
     assert W.agent_name("private-pooled") == "private"
     # the declared range, and the backfitted intercepts off (their noise hides the moments' shift: W._NO_INTERCEPTS)
-    # and the pooled Gram named (at K = d = 2 the public rule picks per-model Grams, issue 40)
+    # and the pooled Gram named (at K = d = 2 the public rule picks per-model Grams, issue 40), and the exploration
+    # of starved arms off (its coin flips would play the second copy on other arms: W._NO_EXPLORATION)
     assert W.DESIGNS["private-pooled"].options == {"reward_range": (-10.0, 10.0), "second_moments": "pooled",
-                                                   "intercept": "none"}
+                                                   "intercept": "none", "certify": None}
     calibrated = W._agent("private-pooled", np.random.default_rng(0), 1.0)
     broken = W._agent("private-pooled", np.random.default_rng(0), 4.0)
     assert calibrated.second_moments == "pooled" and calibrated.pooled and calibrated.selecting

@@ -62,14 +62,17 @@ elsewhere);
 (``(rho B^2 / 4 N') rho (S + lambda I)^{-1}``: large for a model without data, fading as ``1 / N``; default
 0.7 with noise off, where greedy play starved arms whose first estimates lost, times the share ``1 / (1 + a)``
 of the estimates' variance the privacy noise leaves to it, :mod:`~dpbandit.agents.batched.private_defaults`).
-While some arm's summed released count is within ``certify`` (default 1) noise std of zero, a share
-``starved_share`` (default ``1 / K``) of the users, drawn by the agent, plays uniformly among those arms (issue 40
-item 3, :mod:`~dpbandit.agents.batched.elimination`: their sums are noise, so their estimates are no evidence
-against them; on the plain Bernoulli bandit an arm that lost an early batch otherwise never got a row again).
-``elimination = z > 0`` (opt-in) keeps per user only the arms whose ``score + z sd`` reaches the best ``score -
-z sd`` (``sd`` the score's posterior std, released noise and the intercept's shrinkage included) and draws among
-them uniformly, private successive elimination's rule (Sajed and Sheffet 2019) per user. Each depends on the
-user's own context, public releases and the agent's randomness only.
+A share of the users (at most ``starved_share``, default ``1 / K``; the agent's draw) explores the arms that
+the latest batch's greedy play starved while their base-rate bounds, counted in the rows their released counts
+certify at ``certify`` (default 1) noise std, reach the best lower bound, each for as many rows as it has certified
+(issue 40 item 3, :mod:`~dpbandit.agents.batched.elimination`: private successive elimination on the exploring
+share [Sajed and Sheffet 2019, Algorithm 1], with the doubling of adaptive episodes [Azize and Basu 2022]; on the
+plain Bernoulli bandit an arm that lost an early batch otherwise never got a row again). The ``rewards`` block
+gets at least one slope coordinate's budget (:func:`rewards_floor`), so that at small ``d`` the base rates are
+precise enough to eliminate arms. ``elimination = z > 0`` (opt-in) keeps per user only the arms whose
+``score + z sd`` reaches the best ``score - z sd`` (``sd`` the score's posterior std, released noise and the
+intercept's shrinkage included) and draws among them uniformly, private successive elimination's rule (Sajed and
+Sheffet 2019) per user. Each depends on the user's own context, public releases and the agent's randomness only.
 
 Reward centre and clip: with a declared ``reward_range = (low, high)`` (contract C2) ``c_k`` stays its
 midpoint and ``B`` its half-width (nothing is clipped; rewards outside the range are refused); otherwise
@@ -125,7 +128,8 @@ import numpy as np
 from scipy import stats
 
 from dpbandit import _validate
-from dpbandit.agents.batched.elimination import CERTIFY, contention_scores, surviving, uncertified
+from dpbandit.agents.batched.elimination import (CERTIFY, base_rate_bounds, contention_scores,
+                                                 exploring_shares, in_contention, starved, surviving)
 from dpbandit.agents.batched import private_defaults as defaults
 from dpbandit.agents.batched.gaussian import GaussianBatchedAgent
 from dpbandit.privacy.budget import default_delta
@@ -168,6 +172,18 @@ SHARES = {
 }
 
 
+def rewards_floor(moments_and_rewards: float, dim: int) -> float:
+    """The least budget share of ``rewards`` (the arms' base rates), taken from ``moments``: one slope coordinate's
+    share of the two blocks together, ``(moments + rewards) / (d + 1)`` [Fill; derived]. With rows of norm ``C``
+    spread over ``d`` coordinates each coordinate of ``sum x b`` carries ``1 / sqrt(d)`` of the signal for noise of
+    the same sensitivity scale, so the base rate's noise-to-signal ratio equals a coordinate's at ``share_r =
+    share_m / d``. Only small ``d`` moves (``d <= 12`` at the pooled shares): at ``d = 1`` (the plain multi-armed
+    bandit, where ``sum x b`` is the base rate) half each, and the base-rate bounds of
+    :mod:`~dpbandit.agents.batched.elimination` are then narrow enough to eliminate arms (docs/batched_agents.md,
+    "Issue 40 item 3: private successive elimination on the exploring share")."""
+    return moments_and_rewards / (dim + 1)
+
+
 class PrivateAgent(GaussianBatchedAgent):
     """The recommended (epsilon, delta)-JDP agent, disjoint model (module docstring).
 
@@ -203,10 +219,11 @@ class PrivateAgent(GaussianBatchedAgent):
             the confidence of a starved arm is too narrow (its released count, noise included, stands for its
             Gram), so it does not yet meet the issue's bar; on the Figure 5.1 setting (T = 10^4, 8 seeds, root
             0) ``z = 1`` raised the regret from 274 to 439.
-        certify: ``c`` of the uncertified arms kept in play (summed released count ``<= c`` noise std;
-            :func:`~dpbandit.agents.batched.elimination.uncertified`; default ``CERTIFY`` = 1; ``None``: off).
-        starved_share: share of the users (drawn per user by the agent) who play uniformly among the
-            uncertified arms while there are any, in [0, 1] (default ``1 / K``; 1: every user plays among them).
+        certify: ``c`` of the exploration of starved arms in contention: the std multiplier of their base-rate
+            bounds and of the starvation test (:mod:`~dpbandit.agents.batched.elimination`; default ``CERTIFY``
+            = 1; ``None``: off, greedy play).
+        starved_share: the largest share of the users (drawn per user by the agent) who explore those arms, in
+            [0, 1] (default ``1 / K``).
         **kwargs: :class:`~dpbandit.agents.batched.gaussian.GaussianBatchedAgent` options (clipping, schedule,
             ``aux_share``, ``noise``).
     """
@@ -296,6 +313,9 @@ class PrivateAgent(GaussianBatchedAgent):
             shares["predictions"] = PREDICTIONS_SHARE
         if not self.with_intercept:
             shares["moments"] += shares.pop("sums")
+        floor = rewards_floor(shares["moments"] + shares["rewards"], dim)  # from moments, at small d only
+        shares["moments"] -= max(floor - shares["rewards"], 0.0)
+        shares["rewards"] = max(floor, shares["rewards"])
         #: Whether the played estimate is chosen privately (the pooled layout without a fixed ``estimator``).
         self.selecting = self.pooled and self.estimator is None
         if self.pooled and not self.selecting:  # a fixed estimate: no loss block, its budget to the moments
@@ -341,6 +361,9 @@ class PrivateAgent(GaussianBatchedAgent):
         self._posterior: list[tuple[np.ndarray | None, np.ndarray, np.ndarray]] = [(None, np.zeros(d),
                                                                                      np.zeros(d))] * K
         self._centre = np.zeros((K, d))  # xbar_k
+        #: Per arm, the probability that a user explores it (:meth:`_contend`).
+        self._exploring = np.zeros(self.n_arms)
+        self._rows = 0  # rows released so far
 
     @staticmethod
     def _second_moments(n_arms: int, dim: int, horizon: int | None, options: dict[str, Any], *,
@@ -518,6 +541,7 @@ class PrivateAgent(GaussianBatchedAgent):
         self._total += w * n
         self._total_sq += w**2 * n
         self._estimate()
+        self._contend(counts)
 
     def _estimate(self) -> None:
         """Ridge least squares with an intercept per model from the summed releases (module docstring).
@@ -733,20 +757,30 @@ class PrivateAgent(GaussianBatchedAgent):
         if self.exploration > 0.0 or self.prior_exploration > 0.0:
             var = self._score_variance(observations, self.exploration**2, self.prior_exploration**2)
             mean = mean + np.sqrt(var) * self._explore_rng.standard_normal(var.shape)
-        starved = self._uncertified()
-        if self.elimination == 0.0 and not starved.any():
+        if self.elimination == 0.0 and not self._exploring.any():
             return mean  # greedy play: nothing drawn
         sd = (np.sqrt(self._score_variance(observations, 1.0, 1.0, self._intercept_sd))
               if self.elimination > 0.0 else None)
-        return contention_scores(mean, surviving(mean, sd, self.elimination), starved, self.starved_share,
-                                 self._play_rng)
+        return contention_scores(mean, surviving(mean, sd, self.elimination), self._exploring, self._play_rng)
 
-    def _uncertified(self) -> np.ndarray:
-        """Arms whose summed released count is within ``certify`` noise std of zero (none with one model):
-        a share of the users plays them (:func:`~dpbandit.agents.batched.elimination.uncertified`)."""
+    def _contend(self, counts: np.ndarray) -> None:
+        """The arms the exploring share plays next (none with one model or ``certify=None``): those the latest
+        batch's greedy play starved (:func:`~dpbandit.agents.batched.elimination.starved`) whose base-rate
+        bounds, in certified rows at ``certify`` std, still reach the best lower bound
+        (:func:`~dpbandit.agents.batched.elimination.base_rate_bounds`, private successive elimination)."""
         if self.n_models < 2 or self.certify is None:
-            return np.zeros(self.n_arms, dtype=bool)
-        return uncertified(self._acc["n"], math.sqrt(self._noise_var["n"]), self.certify)
+            return
+        self._rows += self.batch_size
+        acc, nv, c, z = self._acc, self._noise_var, self.centres, self.certify
+        count_sd = math.sqrt(nv["n"])
+        lo, hi = base_rate_bounds(acc["r"] - c * acc["n"], acc["n"], count_sd, nv["r"],
+                                  self.clipping.reward_clip, z, self._total_sq / self._total)
+        contending = (starved(counts, self._exploring * self.batch_size, self._sigmas()["n"], z)
+                      & in_contention(lo + c, hi + c))
+        per_row = self._total / self._rows  # the mean weight of a row: weighted counts to rows
+        certified = np.maximum(acc["n"] - z * count_sd, 0.0) / per_row
+        self._exploring = exploring_shares(contending, certified, z * count_sd / per_row, self.batch_size,
+                                           self.starved_share)
 
     def _score_variance(self, observations: np.ndarray, spread_weight: float, prior_weight: float,
                         intercept_sd: np.ndarray | None = None) -> np.ndarray:

@@ -421,7 +421,8 @@ def test_declared_range_represents_each_arms_base_rate() -> None:
     intercepts (the default) mostly the majority class (2 seeds: 0.63 against 0.29 without). Without
     intercepts a per-arm constant in the portfolio (best-arm play) recovers it too (0.65; 0.600 since the
     uncertified arms are kept in play, issue 40 item 3: the minority arms this play starves fall back within the
-    count noise as it grows, and a share of the users plays them again; ``private`` 0.630 -> 0.627)."""
+    count noise as it grows, and a share of the users plays them again; ``private`` 0.630 -> 0.627; 0.641 with
+    the starved arms in contention explored and the rewards' budget floor, ``d = 6``: branch h40e)."""
     rng = np.random.default_rng(0)
     X, y = rng.standard_normal((3_000, 6)), rng.choice(3, size=3_000, p=[0.7, 0.2, 0.1])
     agents = {"private": PrivateAgent, "constant": functools.partial(PrivateAgent, intercept="none",
