@@ -59,7 +59,8 @@ the slope's covariance ``V diag(spread) V^T`` from the ridge's eigenvectors wher
 residual variance times ``(S + lambda I)^{-1}`` plus the released noise through its square; the diagonal
 elsewhere);
 ``prior_exploration > 0`` by that many standard errors of one prior round of reward variance ``B^2 / 4`` alone
-(``(rho B^2 / 4 N') rho (S + lambda I)^{-1}``: large for a model without data, fading as ``1 / N``; default
+(``(rho B^2 / 4 (N + rho)) rho (S + rho C^2 I)^{-1}`` where a Gram is kept: the ridge's and the count's noise
+terms are no information, so they do not narrow it; large for a model without data, fading as ``1 / N``; default
 0.7 with noise off, where greedy play starved arms whose first estimates lost, times the share ``1 / (1 + a)``
 of the estimates' variance the privacy noise leaves to it, :mod:`~dpbandit.agents.batched.private_defaults`).
 While some arm's summed released count is within ``certify`` (default 1) noise std of zero, a share
@@ -590,10 +591,13 @@ class PrivateAgent(GaussianBatchedAgent):
                 theta[k] = model_vectors @ ((model_vectors.T @ target) / (model_values + lam))
                 # posterior covariance of that ridge: the fit's residual variance (the explained sum of
                 # squares theta^T target removed) times P = (S + lam I)^{-1}, the released noise through P^2,
-                # and one prior round of variance B^2 / 4 times P (kept apart too: large without data, fading
-                # as 1 / N)
+                # and one prior round of variance B^2 / 4 times (N + 1 round)^{-1} (S + 1 round)^{-1} (kept
+                # apart too: large without data, fading as 1 / N): the noise terms of the ridge and the count
+                # ridge are not information, and counted as such they shrank the prior spread of a model
+                # without data by the noise (issue 40: at epsilon 1024 its Thompson draw was a sixth of
+                # noise-off's, and starved arms stayed starved)
                 unexplained = max(var_r[k] * Nr[k] - float(theta[k] @ target), 0.0)
-                prior = rho * B**2 / 4.0 / Nr[k] * rho / (model_values + lam)
+                prior = rho * B**2 / 4.0 / (N[k] + rho) * rho / (model_values + rho * C**2)
                 spread = (unexplained / Nr[k] * rho / (model_values + lam) + prior
                           + released_noise / (model_values + lam) ** 2)
                 posterior.append((model_vectors, spread, prior) if keep_vectors or one_decomposition
