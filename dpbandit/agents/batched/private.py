@@ -27,9 +27,11 @@ Estimate [Fill]: releases are summed over batches with weights ``w_l = n_l / (si
 d)`` (``sigma_l`` the ``moments`` noise std: inverse variance of a batch's mean when noise dominates), each
 batch's sums un-centred by its public ``c_k``. Model ``k``'s Gram ``S_k`` is its own (``gram``) or its share
 ``N_k / N`` of the pooled one. Dense estimate: ridge ``(S_k + lambda_k I)^{-1} G_k`` on every coordinate,
-``lambda_k`` = the Gram noise's spectral norm (semicircle ``2 s_G sqrt(d)``, scaled like ``S_k``) + one round
-(``C^2``) + ``sqrt(d) s_G' C / B`` (the moments' noise norm over the largest slope a score bounded by ``B``
-allows: noise-dominated directions shrunk, not amplified). Screened estimate: on the diagonal, coordinates
+``lambda_k`` = the Gram noise's norm (scaled like ``S_k``) + one round (``C^2``) + the moments' noise norm
+times ``C / B`` (over the largest slope a score bounded by ``B`` allows: noise-dominated directions shrunk, not
+amplified), each norm between one direction's (``sqrt(2) s_G``, ``s_G'``) and the spectral one (semicircle
+``2 s_G sqrt(d)``, ``sqrt(d) s_G'``) by the noise's share ``a / (1 + a)`` of the estimates' variance
+(:func:`~dpbandit.agents.batched.private_defaults.ridge_noise_norm`). Screened estimate: on the diagonal, coordinates
 kept by Benjamini-Hochberg at level ``fdr`` on ``|G_j - X_j R / N'|`` over its noise (released noise plus the
 sampling noise ``var(r) S_jj``), then re-tested on the joint slope; in the pooled layout its diagonal is the
 pooled Gram's with each entry shrunk towards the entries' mean by the empirical-Bayes factor ``tau^2 / (tau^2 +
@@ -539,12 +541,17 @@ class PrivateAgent(GaussianBatchedAgent):
         nv_x = nv["x"] if self.with_intercept else 0.0  # noise of the slope's centring X
         if self.full_gram:
             # model k's Gram: its own, or its share N_k / total of the pooled one (and of that one's noise);
-            # ridge: the Gram noise's spectral norm (semicircle), one round (units of C^2), and the noise norm
-            # of the summed moments over the largest slope a bounded score allows (|x^T theta| <= B with
-            # ||x|| <= C), so that noise-dominated directions are shrunk rather than amplified
+            # ridge: the Gram noise's norm, one round (units of C^2), and the noise norm of the summed moments
+            # over the largest slope a bounded score allows (|x^T theta| <= B with ||x|| <= C), so that
+            # noise-dominated directions are shrunk rather than amplified
             share = N / max(self._total, 1e-300) if self.pooled else np.ones(self.n_models)
-            lams = (share * 2.0 * math.sqrt(d * nv["second"]) + rho * C**2
-                    + math.sqrt(d * nv["xr"]) * C / B)
+            # (each noise norm between one direction's and the spectral one by the noise's share of the
+            # variance, private_defaults.ridge_noise_norm)
+            gram_noise = defaults.ridge_noise_norm(math.sqrt(nv["second"]), direction=math.sqrt(2.0),
+                                                   spectral=2.0 * math.sqrt(d), ratio=self.noise_ratio)
+            moments_noise = defaults.ridge_noise_norm(math.sqrt(nv["xr"]), direction=1.0, spectral=math.sqrt(d),
+                                                      ratio=self.noise_ratio)
+            lams = share * gram_noise + rho * C**2 + moments_noise * C / B
             gram_diagonals = (share[:, None] * np.diagonal(acc["second"]) if self.pooled
                               else np.diagonal(acc["second"], axis1=1, axis2=2))
             one_decomposition = self.pooled and not self.with_intercept  # no rank-one term to subtract
