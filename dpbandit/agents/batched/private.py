@@ -43,8 +43,8 @@ unless another candidate's released loss, each discounted by ``SELECTION_DECAY``
 dense one's by more than ``SELECTION_MARGIN`` noise std of a difference of two released losses (then the
 lowest; ``estimator=`` fixes the choice and drops the block); the per-arm constant plays each arm's released
 mean reward, shrunk as the intercepts, for every user. The diagonal layouts play the screened one. With
-``intercept=True`` (the default with noise off only) least squares on ``(1, x)``: the slope solves ``(S +
-lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the
+``intercept=True`` (the default with noise off or small, ``K a <= JOINT_MAX_NOISE_RATIO``) least squares on
+``(1, x)``: the slope solves ``(S + lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the
 intercept; ``N' = N + 2 s_N + 1`` round, ``s_N`` the count noise; Sherman-Morrison on a diagonal ``S``), with
 the ``sums`` block and the intercepts shrunk towards their common mean by an empirical-Bayes factor; otherwise
 a line through the origin per model, fitted to rewards centred at the declared midpoint or the pooled released
@@ -82,7 +82,7 @@ the mean context ``xbar_k`` of the rounds model ``k`` is played on, its own mean
 xbar_k``, and a line through the origin fitted to rewards centred there loses ``theta_k`` along ``xbar_k``,
 the direction that makes the arm win (pooled against own, 16 seeds, root 99: S1 0.318x against 0.327x random,
 S4 0.224x against 0.238x, ``GLMBandit-v0`` 0.042x against 0.049x, ``PoissonBandit-v0`` 0.262x against 0.276x).
-With an intercept (the default with noise off) ``c_k`` is the model's fitted mean. With noise off, ``B``
+With an intercept (the default with noise off or small) ``c_k`` is the model's fitted mean. With noise off, ``B``
 tracks the ``NOISE_OFF_REWARD_QUANTILE`` (:mod:`~dpbandit.agents.batched.private_defaults`) of ``|r - c_k|``,
 not the median: the median trades clipping bias against noise, and without noise there is none to trade; in between, the quantile moves continuously with
 the noise (:func:`~dpbandit.agents.batched.private_defaults.reward_quantile`).
@@ -191,8 +191,9 @@ class PrivateAgent(GaussianBatchedAgent):
             (each model's mean residual of its slope; the ``predictions`` block) or ``"none"`` (``False``);
             default: ``"joint"`` with noise off or negligible (``noise_ratio <= K / T``,
             :func:`~dpbandit.agents.batched.private_defaults.noise_negligible`; then also per-model Grams, the
-            0.99 reward clip and the noise-off schedule), else ``"backfit"`` under a declared reward range, else
-            ``"none"``.
+            0.99 reward clip and the noise-off schedule) or where ``K noise_ratio <= JOINT_MAX_NOISE_RATIO``
+            (:func:`~dpbandit.agents.batched.private_defaults.joint_intercept`), else ``"backfit"`` under a
+            declared reward range, else ``"none"``.
         exploration: scale of the Thompson perturbation of the scores (0 = greedy, the default).
         prior_exploration: scale of the perturbation by one prior round's posterior spread (default:
             :func:`~dpbandit.agents.batched.private_defaults.prior_exploration` of the noise ratio, 0.7 with
@@ -278,13 +279,14 @@ class PrivateAgent(GaussianBatchedAgent):
         self.second_moments = _validate.one_of(tuple(SHARES), second_moments=second_moments)
         self.full_gram = self.second_moments in ("gram", "pooled")
         self.pooled = self.second_moments == "pooled"
-        #: Intercepts [Fill; measured, docs/batched_agents.md]: the joint fit only with noise off (at
+        #: Intercepts [Fill; measured, docs/batched_agents.md]: the joint fit only with noise off or small (at
         #: epsilon = 1 its noisy ``sums`` cost more than it gained on every setting measured); backfitted
         #: under a declared range (a line through its midpoint cannot hold an arm's base rate); without a
         #: declared range none (the centre follows the pooled mean; backfitted intercepts there raised the
         #: mean regret from 305 to 336 on S1 and from 1,192 to 1,548 on S4: 8 seeds, root 1).
         if intercept is None:  # a declared range centres every model at its midpoint: base rates need one
-            intercept = "joint" if limit else "backfit" if reward_range is not None else "none"
+            joint = limit or horizon is not None and defaults.joint_intercept(self.noise_ratio, n_models=models)
+            intercept = "joint" if joint else "backfit" if reward_range is not None else "none"
         elif isinstance(intercept, bool):
             intercept = "joint" if intercept else "none"
         #: ``"joint"`` (least squares on ``(1, x)``), ``"backfit"`` (slope through the origin, then each

@@ -25,9 +25,10 @@ import math
 from dpbandit import _validate
 from dpbandit.agents.batched.base import BatchSchedule
 
-__all__ = ["NOISE_OFF_PRIOR_EXPLORATION", "NOISE_OFF_REWARD_QUANTILE", "PER_MODEL_MAX_NOISE_RATIO", "SCHEDULES",
-           "effective_releases", "noise_negligible", "noise_ratio", "noise_share", "one_round_weight",
-           "per_model_grams", "prior_exploration", "reward_quantile", "ridge_noise_norm", "schedule"]
+__all__ = ["JOINT_MAX_NOISE_RATIO", "NOISE_OFF_PRIOR_EXPLORATION", "NOISE_OFF_REWARD_QUANTILE",
+           "PER_MODEL_MAX_NOISE_RATIO", "SCHEDULES", "effective_releases", "joint_intercept", "noise_negligible",
+           "noise_ratio", "noise_share", "one_round_weight", "per_model_grams", "prior_exploration",
+           "reward_quantile", "ridge_noise_norm", "schedule"]
 
 #: Default ``prior_exploration`` with noise off [Fill; measured, docs/batched_agents.md "Many arms"]: greedy
 #: least squares starved arms whose first estimates lost (``LinearBandit-v0``, 20 arms, d = 25: 8 of 20 arms
@@ -48,6 +49,9 @@ NOISE_OFF_REWARD_QUANTILE = 0.99
 #: docs/batched_agents.md): 1024 (0.0028) 640 against 1,018, 256 (0.013) 833 against 1,158. Two models keep
 #: the pooled layout (:func:`per_model_grams`).
 PER_MODEL_MAX_NOISE_RATIO = 0.01
+#: Largest ``K a`` (models times the noise ratio) at which :func:`joint_intercept` fits the intercepts jointly
+#: under noise [Fill; measured, h40f, 10 seeds, root 29, docs/batched_agents.md "Issue 40"].
+JOINT_MAX_NOISE_RATIO = 0.005
 #: Default batch schedules (first batch, growth) [Fill; measured, docs/batched_agents.md]. With Grams (pooled
 #: or per model): batches of 64 growing by 1.5, a refit every third of the rounds so far where doubling waits
 #: for as many rounds as were seen (each batch is its own release, parallel composition, so the finer schedule
@@ -201,10 +205,26 @@ def ridge_noise_norm(std: float, *, direction: float, spectral: float, ratio: fl
     on the page's settings, weight 0.82 to 0.97), one direction's as the noise vanishes. Measured against the
     spectral norm alone (10 seeds, root 29, T = 10^4, 2 x 10^4 on ``LinearBandit-v0``, K = 20, d = 25):
     ``LinearBandit-v0`` epsilon 64 / 1024: 1,624 / 781 -> 1,450 / 670 (epsilon 8 / 256: 2,514 / 827, against
-    2,590 / 1,247 before the prior round's fix too); digits epsilon 8 / 64 / 1024: 2,060 / 1,300 / 727 -> 1,932 / 1,106 / 763; Figure 5.1 epsilon 8 / 64:
-    65.4 / 28.2 -> 68.4 / 28.7; epsilon 1 within 1% on all three. Scaling the spectral norm by a constant
+    2,590 / 1,247 before the prior round's fix too); digits epsilon 8 / 64 / 1024: 2,060 / 1,300 / 727 ->
+    1,932 / 1,106 / 763; Figure 5.1 epsilon 8 / 64: 65.4 / 28.2 -> 68.4 / 28.7; epsilon 1 within 1% on all
+    three. Scaling the spectral norm by a constant
     instead cost epsilon 1 (0.3: ``LinearBandit-v0`` 4,561 -> 4,982, digits 4,984 -> 5,369); ``a / (1 + a)``
     times the spectral norm alone (one direction's at 0) cost digits at epsilon 1024 (727 -> 967), where
     pixels that never vary leave directions of noise only.
     """
     return std * (direction + (spectral - direction) * noise_share(ratio))
+
+
+def joint_intercept(ratio: float, *, n_models: int) -> bool:
+    """Whether the joint intercept (least squares on ``(1, x)``, the noise-off form) replaces the backfitted or
+    centred line under noise: ``K a <= JOINT_MAX_NOISE_RATIO`` [Fill; measured switch].
+
+    The joint fit subtracts each model's ``X X^T / N'`` from its Gram and takes ``X^T theta`` from its intercept,
+    ``X`` the released ``sums``: their noise enters every model's fit, over ``N = T / K`` rows each, so the
+    yardstick grows with ``K`` (``a`` is per model). Measured against the defaults (10 seeds, root 29; ``K a``
+    in brackets): Figure 5.1 (K = 2) epsilon 64 [0.023] 52.2 against 28.7, 256 [0.0042] 21.6 against 23.8, 1024
+    [0.0009] 18.1 against 24.2; ``ImbalancedClasses-v0`` (K = 4) 256 [0.0040] 3,142 against 3,192, 1024
+    [0.0008] 3,098 against 3,124; ``LinearBandit-v0`` (K = 20, d = 25) 1024 [0.022] 1,370 against 670; digits
+    (K = 10) 1024 [0.028] 813 against 763. No measured setting sits between 0.0042 and 0.022; 0.005 keeps the
+    switch next to the measured wins. One model: never (a common intercept never changes the arm played)."""
+    return n_models > 1 and ratio * n_models <= JOINT_MAX_NOISE_RATIO

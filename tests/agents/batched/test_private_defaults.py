@@ -52,7 +52,10 @@ def test_every_default_reaches_its_noise_off_value_as_epsilon_grows(K, d, T) -> 
     # reaches per-model Grams at the derived crossover, no later than that
     for agent in agents:
         negligible = agent.noise_ratio <= K / T
-        assert (limits(agent)[1:] == limits(off)[1:]) == negligible, (agent.epsilon, limits(agent))
+        assert (limits(agent)[2] == limits(off)[2]) == negligible, (agent.epsilon, limits(agent))
+        # the joint intercept from its own crossover, K a <= JOINT_MAX_NOISE_RATIO, at the latest where negligible
+        joint = K * agent.noise_ratio <= defaults.JOINT_MAX_NOISE_RATIO or negligible
+        assert (agent.intercept_fit == off.intercept_fit == "joint") == joint, (agent.epsilon, limits(agent))
         assert agent.second_moments == "gram" or not negligible
     assert limits(agents[-1]) == limits(off) and limits(agents[0]) != limits(off)
     # the schedule moves towards the noise-off one at every epsilon
@@ -91,6 +94,12 @@ def test_the_module_functions_reach_their_noise_off_values() -> None:
     edge = defaults.PER_MODEL_MAX_NOISE_RATIO
     assert defaults.per_model_grams(edge, n_models=20) and not defaults.per_model_grams(1.01 * edge, n_models=20)
     assert defaults.per_model_grams(0.0, n_models=3)  # noise off: no noise to pay for the own Grams
+    # the joint intercept: where K a is at most JOINT_MAX_NOISE_RATIO, with more than one model
+    joint = defaults.JOINT_MAX_NOISE_RATIO
+    assert defaults.joint_intercept(joint / 4, n_models=4)
+    assert not defaults.joint_intercept(1.01 * joint / 4, n_models=4)
+    assert defaults.joint_intercept(0.0, n_models=2) and not defaults.joint_intercept(0.0, n_models=1)
+    assert not defaults.joint_intercept(math.inf, n_models=2)
     assert not defaults.per_model_grams(0.0, n_models=1)  # one model: the pooled Gram is its own
     assert not defaults.per_model_grams(0.0, n_models=2)  # two: a half-space split, the pooled share unbiased
     for layout in ("pooled", "screened"):
