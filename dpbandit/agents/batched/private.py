@@ -30,9 +30,9 @@ batch's sums un-centred by its public ``c_k``. Model ``k``'s Gram ``S_k`` is its
 ``lambda_k`` = the Gram noise's norm (scaled like ``S_k``) + one round (``C^2``) + the moments' noise norm
 times ``C / B`` (over the largest slope a score bounded by ``B`` allows: noise-dominated directions shrunk, not
 amplified), each norm between one direction's (``sqrt(2) s_G``, ``s_G'``) and the spectral one (semicircle
-``2 s_G sqrt(d)``, ``sqrt(d) s_G'``) by the noise's share ``a / (1 + a)`` of the estimates' variance
-(:func:`~dpbandit.agents.batched.private_defaults.ridge_noise_norm`). Screened estimate: on the diagonal, coordinates
-kept by Benjamini-Hochberg at level ``fdr`` on ``|G_j - X_j R / N'|`` over its noise (released noise plus the
+``2 s_G sqrt(d)``, ``sqrt(d) s_G'``) by the noise's share ``a / (1 + a)`` of the estimates' variance, the
+spectral one at epsilon <= 1 (:func:`~dpbandit.agents.batched.private_defaults.spectral_weight`). Screened
+estimate: on the diagonal, coordinates kept by Benjamini-Hochberg at level ``fdr`` on ``|G_j - X_j R / N'|`` over its noise (released noise plus the
 sampling noise ``var(r) S_jj``), then re-tested on the joint slope; in the pooled layout its diagonal is the
 pooled Gram's with each entry shrunk towards the entries' mean by the empirical-Bayes factor ``tau^2 / (tau^2 +
 v)`` (``v`` the entries' released noise variance, ``tau^2`` their spread beyond it; :meth:`_shrink`) [Fill;
@@ -547,12 +547,12 @@ class PrivateAgent(GaussianBatchedAgent):
             # over the largest slope a bounded score allows (|x^T theta| <= B with ||x|| <= C), so that
             # noise-dominated directions are shrunk rather than amplified
             share = N / max(self._total, 1e-300) if self.pooled else np.ones(self.n_models)
-            # (each noise norm between one direction's and the spectral one by the noise's share of the
-            # variance, private_defaults.ridge_noise_norm)
+            # (each noise norm between one direction's and the spectral one, private_defaults.ridge_noise_norm)
+            weight = defaults.spectral_weight(self.noise_ratio, self.epsilon)
             gram_noise = defaults.ridge_noise_norm(math.sqrt(nv["second"]), direction=math.sqrt(2.0),
-                                                   spectral=2.0 * math.sqrt(d), ratio=self.noise_ratio)
+                                                   spectral=2.0 * math.sqrt(d), weight=weight)
             moments_noise = defaults.ridge_noise_norm(math.sqrt(nv["xr"]), direction=1.0, spectral=math.sqrt(d),
-                                                      ratio=self.noise_ratio)
+                                                      weight=weight)
             lams = share * gram_noise + rho * C**2 + moments_noise * C / B
             gram_diagonals = (share[:, None] * np.diagonal(acc["second"]) if self.pooled
                               else np.diagonal(acc["second"], axis1=1, axis2=2))

@@ -33,9 +33,11 @@ def test_every_default_reaches_its_noise_off_value_as_epsilon_grows(K, d, T) -> 
     assert all(np.diff(ratios) < 0) and ratios[-1] < 1e-5  # the noise ratio falls to 0 ...
     assert all(np.diff(explorations) > 0) and explorations[-1] == pytest.approx(0.7, abs=1e-5)  # ... and these rise
     assert explorations[0] < 0.25  # near epsilon 1's former 0
-    # the ridge's noise norms move from the spectral bound to one direction's as the noise's share falls
+    # the ridge's noise norms move from the spectral bound (epsilon 1) to one direction's as the noise falls
     shares = [defaults.noise_share(a.noise_ratio) for a in agents]
     assert all(np.diff(shares) < 0) and shares[0] > 0.65 and shares[-1] < 1e-5  # epsilon 1: 0.69 to 0.97
+    weights = [defaults.spectral_weight(a.noise_ratio, a.epsilon) for a in agents]
+    assert weights[0] == 1.0 and all(np.diff(weights) < 0) and weights[-1] < 1e-5
     # the reward clip's quantile rises continuously from the median to the noise-off 0.99
     quantiles = [a.clipping.reward_quantile for a in agents]
     assert off.clipping.reward_quantile == defaults.NOISE_OFF_REWARD_QUANTILE == 0.99
@@ -84,10 +86,17 @@ def test_the_module_functions_reach_their_noise_off_values() -> None:
     # with noise off (no noise std)
     assert defaults.noise_share(0.0) == 0.0 and defaults.noise_share(math.inf) == 1.0
     assert defaults.noise_share(1.0) == 0.5
-    assert defaults.ridge_noise_norm(0.0, direction=1.0, spectral=5.0, ratio=0.0) == 0.0
-    assert defaults.ridge_noise_norm(2.0, direction=1.0, spectral=5.0, ratio=math.inf) == 10.0
-    assert defaults.ridge_noise_norm(2.0, direction=1.0, spectral=5.0, ratio=1.0) == 6.0
-    assert defaults.ridge_noise_norm(2.0, direction=1.0, spectral=5.0, ratio=1e-9) == pytest.approx(2.0)
+    assert defaults.ridge_noise_norm(0.0, direction=1.0, spectral=5.0, weight=1.0) == 0.0
+    assert defaults.ridge_noise_norm(2.0, direction=1.0, spectral=5.0, weight=1.0) == 10.0
+    assert defaults.ridge_noise_norm(2.0, direction=1.0, spectral=5.0, weight=0.5) == 6.0
+    assert defaults.ridge_noise_norm(2.0, direction=1.0, spectral=5.0, weight=0.0) == 2.0
+    with pytest.raises(ValueError, match="weight"):
+        defaults.ridge_noise_norm(2.0, direction=1.0, spectral=5.0, weight=1.5)
+    # its weight: the spectral bound at epsilon <= 1 whatever the noise ratio, the noise's share or 1 / epsilon
+    # above, 0 with noise off
+    assert defaults.spectral_weight(0.01, 1.0) == defaults.spectral_weight(0.01, 0.5) == 1.0
+    assert defaults.spectral_weight(1.0, 8.0) == 0.5 and defaults.spectral_weight(0.01, 8.0) == 0.125
+    assert defaults.spectral_weight(1e-9, 1e6) == pytest.approx(1e-6) and defaults.spectral_weight(0.0, None) == 0.0
     with pytest.raises(ValueError, match="noise_ratio"):
         defaults.noise_share(-1.0)
     # per-model Grams: where the noise ratio is at most PER_MODEL_MAX_NOISE_RATIO, with more than one model
