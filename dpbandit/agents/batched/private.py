@@ -27,10 +27,12 @@ Estimate [Fill]: releases are summed over batches with weights ``w_l = n_l / (si
 d)`` (``sigma_l`` the ``moments`` noise std: inverse variance of a batch's mean when noise dominates), each
 batch's sums un-centred by its public ``c_k``. Model ``k``'s Gram ``S_k`` is its own (``gram``) or its share
 ``N_k / N`` of the pooled one. Dense estimate: ridge ``(S_k + lambda_k I)^{-1} G_k`` on every coordinate,
-``lambda_k`` = the Gram noise's spectral norm (semicircle ``2 s_G sqrt(d)``, scaled like ``S_k``) + one round
-(``C^2``) + ``sqrt(d) s_G' C / B`` (the moments' noise norm over the largest slope a score bounded by ``B``
-allows: noise-dominated directions shrunk, not amplified). Screened estimate: on the diagonal, coordinates
-kept by Benjamini-Hochberg at level ``fdr`` on ``|G_j - X_j R / N'|`` over its noise (released noise plus the
+``lambda_k`` = the Gram noise's norm (scaled like ``S_k``) + one round (``C^2``) + the moments' noise norm
+times ``C / B`` (over the largest slope a score bounded by ``B`` allows: noise-dominated directions shrunk, not
+amplified), each norm between one direction's (``sqrt(2) s_G``, ``s_G'``) and the spectral one (semicircle
+``2 s_G sqrt(d)``, ``sqrt(d) s_G'``) by the noise's share ``a / (1 + a)`` of the estimates' variance, the
+spectral one at epsilon <= 1 (:func:`~dpbandit.agents.batched.private_defaults.spectral_weight`). Screened
+estimate: on the diagonal, coordinates kept by Benjamini-Hochberg at level ``fdr`` on ``|G_j - X_j R / N'|`` over its noise (released noise plus the
 sampling noise ``var(r) S_jj``), then re-tested on the joint slope; in the pooled layout its diagonal is the
 pooled Gram's with each entry shrunk towards the entries' mean by the empirical-Bayes factor ``tau^2 / (tau^2 +
 v)`` (``v`` the entries' released noise variance, ``tau^2`` their spread beyond it; :meth:`_shrink`) [Fill;
@@ -41,8 +43,8 @@ unless another candidate's released loss, each discounted by ``SELECTION_DECAY``
 dense one's by more than ``SELECTION_MARGIN`` noise std of a difference of two released losses (then the
 lowest; ``estimator=`` fixes the choice and drops the block); the per-arm constant plays each arm's released
 mean reward, shrunk as the intercepts, for every user. The diagonal layouts play the screened one. With
-``intercept=True`` (the default with noise off only) least squares on ``(1, x)``: the slope solves ``(S +
-lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the
+``intercept=True`` (the default with noise off or small, ``K a <= JOINT_MAX_NOISE_RATIO``) least squares on
+``(1, x)``: the slope solves ``(S + lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the
 intercept; ``N' = N + 2 s_N + 1`` round, ``s_N`` the count noise; Sherman-Morrison on a diagonal ``S``), with
 the ``sums`` block and the intercepts shrunk towards their common mean by an empirical-Bayes factor; otherwise
 a line through the origin per model, fitted to rewards centred at the declared midpoint or the pooled released
@@ -59,7 +61,8 @@ the slope's covariance ``V diag(spread) V^T`` from the ridge's eigenvectors wher
 residual variance times ``(S + lambda I)^{-1}`` plus the released noise through its square; the diagonal
 elsewhere);
 ``prior_exploration > 0`` by that many standard errors of one prior round of reward variance ``B^2 / 4`` alone
-(``(rho B^2 / 4 N') rho (S + lambda I)^{-1}``: large for a model without data, fading as ``1 / N``; default
+(``(rho B^2 / 4 (N + rho)) rho (S + rho C^2 I)^{-1}`` where a Gram is kept: the ridge's and the count's noise
+terms are no information, so they do not narrow it; large for a model without data, fading as ``1 / N``; default
 0.7 with noise off, where greedy play starved arms whose first estimates lost, times the share ``1 / (1 + a)``
 of the estimates' variance the privacy noise leaves to it, :mod:`~dpbandit.agents.batched.private_defaults`).
 A share of the users (at most ``starved_share``, default ``1 / K``; the agent's draw) explores the arms that
@@ -82,7 +85,7 @@ the mean context ``xbar_k`` of the rounds model ``k`` is played on, its own mean
 xbar_k``, and a line through the origin fitted to rewards centred there loses ``theta_k`` along ``xbar_k``,
 the direction that makes the arm win (pooled against own, 16 seeds, root 99: S1 0.318x against 0.327x random,
 S4 0.224x against 0.238x, ``GLMBandit-v0`` 0.042x against 0.049x, ``PoissonBandit-v0`` 0.262x against 0.276x).
-With an intercept (the default with noise off) ``c_k`` is the model's fitted mean. With noise off, ``B``
+With an intercept (the default with noise off or small) ``c_k`` is the model's fitted mean. With noise off, ``B``
 tracks the ``NOISE_OFF_REWARD_QUANTILE`` (:mod:`~dpbandit.agents.batched.private_defaults`) of ``|r - c_k|``,
 not the median: the median trades clipping bias against noise, and without noise there is none to trade; in between, the quantile moves continuously with
 the noise (:func:`~dpbandit.agents.batched.private_defaults.reward_quantile`).
@@ -204,8 +207,9 @@ class PrivateAgent(GaussianBatchedAgent):
             (each model's mean residual of its slope; the ``predictions`` block) or ``"none"`` (``False``);
             default: ``"joint"`` with noise off or negligible (``noise_ratio <= K / T``,
             :func:`~dpbandit.agents.batched.private_defaults.noise_negligible`; then also per-model Grams, the
-            0.99 reward clip and the noise-off schedule), else ``"backfit"`` under a declared reward range, else
-            ``"none"``.
+            0.99 reward clip and the noise-off schedule) or where ``K noise_ratio <= JOINT_MAX_NOISE_RATIO``
+            (:func:`~dpbandit.agents.batched.private_defaults.joint_intercept`), else ``"backfit"`` under a
+            declared reward range, else ``"none"``.
         exploration: scale of the Thompson perturbation of the scores (0 = greedy, the default).
         prior_exploration: scale of the perturbation by one prior round's posterior spread (default:
             :func:`~dpbandit.agents.batched.private_defaults.prior_exploration` of the noise ratio, 0.7 with
@@ -292,13 +296,14 @@ class PrivateAgent(GaussianBatchedAgent):
         self.second_moments = _validate.one_of(tuple(SHARES), second_moments=second_moments)
         self.full_gram = self.second_moments in ("gram", "pooled")
         self.pooled = self.second_moments == "pooled"
-        #: Intercepts [Fill; measured, docs/batched_agents.md]: the joint fit only with noise off (at
+        #: Intercepts [Fill; measured, docs/batched_agents.md]: the joint fit only with noise off or small (at
         #: epsilon = 1 its noisy ``sums`` cost more than it gained on every setting measured); backfitted
         #: under a declared range (a line through its midpoint cannot hold an arm's base rate); without a
         #: declared range none (the centre follows the pooled mean; backfitted intercepts there raised the
         #: mean regret from 305 to 336 on S1 and from 1,192 to 1,548 on S4: 8 seeds, root 1).
         if intercept is None:  # a declared range centres every model at its midpoint: base rates need one
-            intercept = "joint" if limit else "backfit" if reward_range is not None else "none"
+            joint = limit or horizon is not None and defaults.joint_intercept(self.noise_ratio, n_models=models)
+            intercept = "joint" if joint else "backfit" if reward_range is not None else "none"
         elif isinstance(intercept, bool):
             intercept = "joint" if intercept else "none"
         #: ``"joint"`` (least squares on ``(1, x)``), ``"backfit"`` (slope through the origin, then each
@@ -562,12 +567,17 @@ class PrivateAgent(GaussianBatchedAgent):
         nv_x = nv["x"] if self.with_intercept else 0.0  # noise of the slope's centring X
         if self.full_gram:
             # model k's Gram: its own, or its share N_k / total of the pooled one (and of that one's noise);
-            # ridge: the Gram noise's spectral norm (semicircle), one round (units of C^2), and the noise norm
-            # of the summed moments over the largest slope a bounded score allows (|x^T theta| <= B with
-            # ||x|| <= C), so that noise-dominated directions are shrunk rather than amplified
+            # ridge: the Gram noise's norm, one round (units of C^2), and the noise norm of the summed moments
+            # over the largest slope a bounded score allows (|x^T theta| <= B with ||x|| <= C), so that
+            # noise-dominated directions are shrunk rather than amplified
             share = N / max(self._total, 1e-300) if self.pooled else np.ones(self.n_models)
-            lams = (share * 2.0 * math.sqrt(d * nv["second"]) + rho * C**2
-                    + math.sqrt(d * nv["xr"]) * C / B)
+            # (each noise norm between one direction's and the spectral one, private_defaults.ridge_noise_norm)
+            weight = defaults.spectral_weight(self.noise_ratio, self.epsilon)
+            gram_noise = defaults.ridge_noise_norm(math.sqrt(nv["second"]), direction=math.sqrt(2.0),
+                                                   spectral=2.0 * math.sqrt(d), weight=weight)
+            moments_noise = defaults.ridge_noise_norm(math.sqrt(nv["xr"]), direction=1.0, spectral=math.sqrt(d),
+                                                      weight=weight)
+            lams = share * gram_noise + rho * C**2 + moments_noise * C / B
             gram_diagonals = (share[:, None] * np.diagonal(acc["second"]) if self.pooled
                               else np.diagonal(acc["second"], axis1=1, axis2=2))
             one_decomposition = self.pooled and not self.with_intercept  # no rank-one term to subtract
@@ -614,10 +624,13 @@ class PrivateAgent(GaussianBatchedAgent):
                 theta[k] = model_vectors @ ((model_vectors.T @ target) / (model_values + lam))
                 # posterior covariance of that ridge: the fit's residual variance (the explained sum of
                 # squares theta^T target removed) times P = (S + lam I)^{-1}, the released noise through P^2,
-                # and one prior round of variance B^2 / 4 times P (kept apart too: large without data, fading
-                # as 1 / N)
+                # and one prior round of variance B^2 / 4 times (N + 1 round)^{-1} (S + 1 round)^{-1} (kept
+                # apart too: large without data, fading as 1 / N): the noise terms of the ridge and the count
+                # ridge are not information, and counted as such they shrank the prior spread of a model
+                # without data by the noise (issue 40: at epsilon 1024 its Thompson draw was a sixth of
+                # noise-off's, and starved arms stayed starved)
                 unexplained = max(var_r[k] * Nr[k] - float(theta[k] @ target), 0.0)
-                prior = rho * B**2 / 4.0 / Nr[k] * rho / (model_values + lam)
+                prior = rho * B**2 / 4.0 / (N[k] + rho) * rho / (model_values + rho * C**2)
                 spread = (unexplained / Nr[k] * rho / (model_values + lam) + prior
                           + released_noise / (model_values + lam) ** 2)
                 posterior.append((model_vectors, spread, prior) if keep_vectors or one_decomposition

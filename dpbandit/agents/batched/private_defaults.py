@@ -14,7 +14,8 @@ the **noise ratio** ``a`` of :func:`noise_ratio`: the variance of the privacy no
   round's contribution, ``a <= K / T`` (:func:`noise_negligible`);
 * defaults computed from the released noise variances in :meth:`PrivateAgent._estimate` (the ridge's noise
   terms, the selection margin in noise std, the empirical-Bayes intercept shrinkage, the count ridge) reach
-  their noise-off values at ``a = 0`` by construction: each is a multiple of a released noise std.
+  their noise-off values at ``a = 0`` by construction: each is a multiple of a released noise std; the ridge's
+  multiple falls with ``a`` too (:func:`ridge_noise_norm`), so its noise terms fall faster than the noise std.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ import math
 from dpbandit import _validate
 from dpbandit.agents.batched.base import BatchSchedule
 
-__all__ = ["NOISE_OFF_PRIOR_EXPLORATION", "NOISE_OFF_REWARD_QUANTILE", "PER_MODEL_MAX_NOISE_RATIO", "SCHEDULES",
-           "effective_releases", "noise_negligible", "noise_ratio", "one_round_weight", "per_model_grams",
-           "prior_exploration", "reward_quantile", "schedule"]
+__all__ = ["JOINT_MAX_NOISE_RATIO", "NOISE_OFF_PRIOR_EXPLORATION", "NOISE_OFF_REWARD_QUANTILE",
+           "PER_MODEL_MAX_NOISE_RATIO", "SCHEDULES", "effective_releases", "joint_intercept", "noise_negligible",
+           "noise_ratio", "noise_share", "one_round_weight", "per_model_grams", "prior_exploration",
+           "reward_quantile", "ridge_noise_norm", "schedule", "spectral_weight"]
 
 #: Default ``prior_exploration`` with noise off [Fill; measured, docs/batched_agents.md "Many arms"]: greedy
 #: least squares starved arms whose first estimates lost (``LinearBandit-v0``, 20 arms, d = 25: 8 of 20 arms
@@ -47,6 +49,9 @@ NOISE_OFF_REWARD_QUANTILE = 0.99
 #: docs/batched_agents.md): 1024 (0.0028) 640 against 1,018, 256 (0.013) 833 against 1,158. Two models keep
 #: the pooled layout (:func:`per_model_grams`).
 PER_MODEL_MAX_NOISE_RATIO = 0.01
+#: Largest ``K a`` (models times the noise ratio) at which :func:`joint_intercept` fits the intercepts jointly
+#: under noise [Fill; measured, h40f, 10 seeds, root 29, docs/batched_agents.md "Issue 40"].
+JOINT_MAX_NOISE_RATIO = 0.005
 #: Default batch schedules (first batch, growth) [Fill; measured, docs/batched_agents.md]. With Grams (pooled
 #: or per model): batches of 64 growing by 1.5, a refit every third of the rounds so far where doubling waits
 #: for as many rounds as were seen (each batch is its own release, parallel composition, so the finer schedule
@@ -178,3 +183,63 @@ def per_model_grams(ratio: float, *, n_models: int) -> bool:
     dropped: it kept digits pooled at epsilon 1024, where per-model Grams gain most (its classes select each
     arm's rows by cluster, a bias in every direction)."""
     return n_models > 2 and ratio <= PER_MODEL_MAX_NOISE_RATIO
+
+
+def noise_share(ratio: float) -> float:
+    """``a / (1 + a)``: the privacy noise's share of an estimate's variance (sampling the rest, the share
+    :func:`prior_exploration` keeps); 1 for ``a = inf`` (no horizon), 0 with noise off."""
+    if not ratio >= 0.0:
+        raise ValueError(f"Expected noise_ratio >= 0, got noise_ratio={ratio!r}.")
+    return 1.0 if ratio == math.inf else ratio / (1.0 + ratio)
+
+
+def spectral_weight(ratio: float, epsilon: float | None) -> float:
+    """Weight of the spectral bound in :func:`ridge_noise_norm`: ``max(noise_share(a), min(1, 1 / epsilon))``
+    [Fill; derived, the epsilon term measured].
+
+    The noise's share of the variance, :func:`noise_share`, is the weight the derivation gives; ``a`` is the
+    share at the end of the horizon, and on long horizons it is small at epsilon 1 (``PerArmLinearBandit-v0``
+    at T = 10^5: ``a`` 0.06) while the early batches are dominated by noise: there one direction's norm cost
+    284 -> 383 regret at epsilon 1 (5 seeds, root 2311). So the spectral bound is kept at epsilon <= 1 (the
+    form every epsilon-1 result was measured with) and its weight falls no faster than ``1 / epsilon`` (the
+    schedule's interpolation, :func:`schedule`). 0 with noise off (``epsilon`` None)."""
+    if epsilon is None:
+        return 0.0
+    return max(noise_share(ratio), min(1.0, 1.0 / _validate.positive(epsilon=epsilon)))
+
+
+def ridge_noise_norm(std: float, *, direction: float, spectral: float, weight: float) -> float:
+    """The norm of a released block's noise (entry std ``std``) the ridge of ``private`` answers:
+    ``std (direction + (spectral - direction) weight)``, ``weight`` the :func:`spectral_weight` [Fill; derived,
+    measured].
+
+    The ridge keeps noise-dominated directions from being amplified. The worst direction's noise is the
+    spectral norm (``2 sqrt(d)`` entry std for the Gram's symmetric noise, the semicircle; ``sqrt(d)`` for the
+    moments' vector noise), the bound where the noise fills every direction; a direction the data fill sees
+    one direction's noise (``sqrt(2)`` std for ``u^T E u``, 1 for ``u^T e``). The noise's share of the
+    variance weighs the two: the spectral norm under heavy noise, one direction's as the noise vanishes.
+    Measured with the weight ``a / (1 + a)`` against the spectral norm alone (10 seeds, root 29, T = 10^4,
+    2 x 10^4 on ``LinearBandit-v0``, K = 20, d = 25): ``LinearBandit-v0`` epsilon 64 / 1024: 1,624 / 781 ->
+    1,450 / 670 (epsilon 8 / 256: 2,514 / 827, against 2,590 / 1,247 before the prior round's fix too);
+    digits epsilon 8 / 64 / 1024: 2,060 / 1,300 / 727 -> 1,932 / 1,106 / 763; Figure 5.1 epsilon 8 / 64: 65.4 /
+    28.2 -> 68.4 / 28.7. Scaling the spectral norm by a constant instead cost epsilon 1 (0.3:
+    ``LinearBandit-v0`` 4,561 -> 4,982, digits 4,984 -> 5,369); ``a / (1 + a)`` times the spectral norm alone
+    (one direction's at 0) cost digits at epsilon 1024 (727 -> 967), where pixels that never vary leave
+    directions of noise only.
+    """
+    return std * (direction + (spectral - direction) * _validate.probability(weight=weight, open_interval=False))
+
+
+def joint_intercept(ratio: float, *, n_models: int) -> bool:
+    """Whether the joint intercept (least squares on ``(1, x)``, the noise-off form) replaces the backfitted or
+    centred line under noise: ``K a <= JOINT_MAX_NOISE_RATIO`` [Fill; measured switch].
+
+    The joint fit subtracts each model's ``X X^T / N'`` from its Gram and takes ``X^T theta`` from its intercept,
+    ``X`` the released ``sums``: their noise enters every model's fit, over ``N = T / K`` rows each, so the
+    yardstick grows with ``K`` (``a`` is per model). Measured against the defaults (10 seeds, root 29; ``K a``
+    in brackets): Figure 5.1 (K = 2) epsilon 64 [0.023] 52.2 against 28.7, 256 [0.0042] 21.6 against 23.8, 1024
+    [0.0009] 18.1 against 24.2; ``ImbalancedClasses-v0`` (K = 4) 256 [0.0040] 3,142 against 3,192, 1024
+    [0.0008] 3,098 against 3,124; ``LinearBandit-v0`` (K = 20, d = 25) 1024 [0.022] 1,370 against 670; digits
+    (K = 10) 1024 [0.028] 813 against 763. No measured setting sits between 0.0042 and 0.022; 0.005 keeps the
+    switch next to the measured wins. One model: never (a common intercept never changes the arm played)."""
+    return n_models > 1 and ratio * n_models <= JOINT_MAX_NOISE_RATIO
