@@ -268,9 +268,9 @@ class PrivateAgent(GaussianBatchedAgent):
             defaults.prior_exploration(self.noise_ratio) if prior_exploration is None else prior_exploration))
         #: Confidence multiplier of the elimination of arms per user (0: greedy; :meth:`scores`).
         self.elimination = _validate.nonnegative(elimination=0.0 if elimination is None else elimination)
-        #: Noise std within which a summed released count leaves its arm in play (``None``: off).
+        #: Std multiplier of the exploring share's base-rate bounds and starvation test (``None``: off, greedy play).
         self.certify = None if certify is None else _validate.nonnegative(certify=certify)
-        #: Share of the users who play among the uncertified arms while there are any (default ``1 / K``).
+        #: Largest share of the users who explore the starved arms in contention (default ``1 / K``).
         self.starved_share = _validate.probability(
             starved_share=1.0 / n_arms if starved_share is None else starved_share, open_interval=False)
         #: The pooled layout's estimate played: ``"dense"``, ``"sparse"``, ``"constant"``, or ``None``: chosen
