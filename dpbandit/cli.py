@@ -33,7 +33,7 @@ DEFAULT_JOBS = 1
 #: What the default job's reader should look at (printed after its table).
 DEFAULT_NOTE = (
     "Look at ratio_to_random: below 1, with its CI below 1, means an agent learns. At epsilon = 1 the "
-    "recommended private agent (each user in one release) learns (ratio ~0.28; on this sparse, "
+    "recommended private agent (each user in one release) learns (ratio ~0.29; on this sparse, "
     "low-dimensional setting the specialised batched-screening-perarm does better, ~0.26: README, 'Which "
     "private agent'); faithful DP-HDB (a release per round) is expected to play like random (ratio ~1): its "
     "selection "
