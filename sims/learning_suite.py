@@ -452,13 +452,19 @@ KEPT = "; other rows kept from the previous page, produced by: "
 
 def keep_other_cells(table: pd.DataFrame, path: Path, provenance: str) -> tuple[pd.DataFrame, str]:
     """``table`` (a run of some settings or agents) in place of its (setting, agent) cells in the page's CSV at
-    ``path``; every other cell of that CSV is kept, in the suite's setting order. Returns the merged table and its
-    provenance (this run's, then the kept rows' own)."""
+    ``path``; every other cell of that CSV is kept, in the suite's setting order, and a rerun cell whose peak
+    memory this run did not measure (no ``--memory``) keeps the page's measurement. Returns the merged table and
+    its provenance (this run's, then the kept rows' own)."""
     if not path.exists():
         return table, provenance
     with open(path) as fh:
         previous = fh.readline().removeprefix("# produced by: ").strip()
     old = pd.read_csv(path, comment="#")
+    if "peak_memory_mb" in old:
+        measured = old.set_index(["setting", "agent"])["peak_memory_mb"]
+        carried = pd.Series(measured.reindex(pd.MultiIndex.from_frame(table[["setting", "agent"]])).to_numpy(),
+                            index=table.index)
+        table = table.assign(peak_memory_mb=table.get("peak_memory_mb", carried).fillna(carried))
     rerun = set(zip(table["setting"], table["agent"], strict=True))
     kept = old[[(s, a) not in rerun for s, a in zip(old["setting"], old["agent"], strict=True)]]
     if kept.empty:
