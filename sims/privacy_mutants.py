@@ -735,6 +735,13 @@ MUTANTS: tuple[Mutant, ...] = (
         POSTPROCESSING,
     ),
     Mutant(
+        "private-exploring-share-from-exact-counts",
+        "dpbandit/agents/batched/private.py",
+        "self._contend(counts)",
+        "self._contend(self._counts.astype(float))",
+        POSTPROCESSING,
+    ),
+    Mutant(
         "private-centre-from-exact-rewards",
         "dpbandit/agents/batched/private.py",
         'self.centres = np.full(self.n_models, acc["r"].sum() / Nr.sum())',
