@@ -737,8 +737,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "private-exploring-share-from-exact-counts",
         "dpbandit/agents/batched/private.py",
-        "self._contend(counts)",
-        "self._contend(self._counts.astype(float))",
+        'self._contend(counts, sig["n"])',
+        'self._contend(self._counts.astype(float), sig["n"])',
         POSTPROCESSING,
     ),
     Mutant(

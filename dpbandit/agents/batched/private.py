@@ -546,7 +546,7 @@ class PrivateAgent(GaussianBatchedAgent):
         self._total += w * n
         self._total_sq += w**2 * n
         self._estimate()
-        self._contend(counts)
+        self._contend(counts, sig["n"])
 
     def _estimate(self) -> None:
         """Ridge least squares with an intercept per model from the summed releases (module docstring).
@@ -776,9 +776,9 @@ class PrivateAgent(GaussianBatchedAgent):
               if self.elimination > 0.0 else None)
         return contention_scores(mean, surviving(mean, sd, self.elimination), self._exploring, self._play_rng)
 
-    def _contend(self, counts: np.ndarray) -> None:
+    def _contend(self, counts: np.ndarray, count_noise: float) -> None:
         """The arms the exploring share plays next (none with one model or ``certify=None``): those the latest
-        batch's greedy play starved (:func:`~dpbandit.agents.batched.elimination.starved`) whose base-rate
+        batch's greedy play starved (its released ``counts``, noise std ``count_noise``) (:func:`~dpbandit.agents.batched.elimination.starved`) whose base-rate
         bounds, in certified rows at ``certify`` std, still reach the best lower bound
         (:func:`~dpbandit.agents.batched.elimination.base_rate_bounds`, private successive elimination)."""
         if self.n_models < 2 or self.certify is None:
@@ -788,7 +788,7 @@ class PrivateAgent(GaussianBatchedAgent):
         count_sd = math.sqrt(nv["n"])
         lo, hi = base_rate_bounds(acc["r"] - c * acc["n"], acc["n"], count_sd, nv["r"],
                                   self.clipping.reward_clip, z, self._total_sq / self._total)
-        contending = (starved(counts, self._exploring * self.batch_size, self._sigmas()["n"], z)
+        contending = (starved(counts, self._exploring * self.batch_size, count_noise, z)
                       & in_contention(lo + c, hi + c))
         per_row = self._total / self._rows  # the mean weight of a row: weighted counts to rows
         certified = np.maximum(acc["n"] - z * count_sd, 0.0) / per_row

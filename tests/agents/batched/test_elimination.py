@@ -99,19 +99,19 @@ def test_the_agent_explores_the_starved_arms_in_contention() -> None:
     n = 1e5 * s_n  # arm 1 certified with many rows at mean 0.6; arm 0 uncertified; arm 2 certified, mean 0.2
     agent._acc["n"][:] = [0.5 * s_n, n, n]
     agent._acc["r"][:] = [0.5 * 0.5 * s_n, 0.6 * n, 0.2 * n]
-    agent._contend(np.array([1.0, 64.0, 1.0]))
+    agent._contend(np.array([1.0, 64.0, 1.0]), agent._sigmas()["n"])
     assert agent._exploring[0] > 0.0 and agent._exploring[1:].sum() == 0.0, agent._exploring
     played = agent._greedy(agent.scores(np.ones((20_000, 1))))
     assert np.all(np.isin(played, [0, 1])) and abs(np.mean(played == 0) - agent._exploring[0]) < 0.01
     agent._acc["r"][2] = 0.6 * n  # arm 2 now level with arm 1: in contention, starved, and explored
-    agent._contend(np.array([1.0, 64.0, 1.0]))
+    agent._contend(np.array([1.0, 64.0, 1.0]), agent._sigmas()["n"])
     assert agent._exploring[2] > 0.0 and agent._exploring.sum() <= 1.0 / 3.0 + 1e-12
-    agent._contend(np.array([1.0, 32.0, 400.0]))  # greedy play gave arm 2 rows: not starved
+    agent._contend(np.array([1.0, 32.0, 400.0]), agent._sigmas()["n"])  # greedy play gave arm 2 rows: not starved
     assert agent._exploring[2] == 0.0 and agent._exploring[0] > 0.0
     off = _after_one_batch(certify=None)
     off.intercept, off.theta[:] = np.array([0.0, 1.0, 0.0]), 0.0
     off._acc["n"][:] = [0.0, 10.0 * s_n, 10.0 * s_n]
-    off._contend(np.array([1.0, 64.0, 1.0]))
+    off._contend(np.array([1.0, 64.0, 1.0]), off._sigmas()["n"])
     assert np.all(off._greedy(off.scores(np.ones((500, 1)))) == 1)
     with pytest.raises(ValueError, match="certify"):
         PrivateAgent(3, 1, rng=np.random.default_rng(0), horizon=1000, certify=-1.0)
