@@ -1,8 +1,8 @@
 """``private`` against its noise-off form as epsilon grows (issues 29 and 40): does epsilon -> large recover it?
 
 Regret (and accuracy on classification data) of ``private`` at its defaults for epsilon in {1, 2, 4, 8, 16, 64,
-256, 1024} and with ``noise=False``, and LinUCB's (with an intercept on the classification data), on Figure 5.1
-(``dpbandit/HDBSection54-v0``, T = 10^4), digits (T = 10^4), ``dpbandit/ImbalancedClasses-v0`` (T = 10^4) and
+256, 1024, 4096, 16384} and with ``noise=False``, and LinUCB's (with an intercept on the classification data), on
+Figure 5.1 (``dpbandit/HDBSection54-v0``, T = 10^4), digits (T = 10^4), ``dpbandit/ImbalancedClasses-v0`` (T = 10^4) and
 ``dpbandit/LinearBandit-v0`` with K = 20, d = 25 (T = 2 x 10^4), paired seeds; a log-log plot of regret
 against epsilon; and the issue-40 decomposition: at epsilon 8, 64 and 1024, each default that differs with noise
 off switched alone to its noise-off value, and the drawn noise removed (the fit still counting it), from every
@@ -34,7 +34,10 @@ from dpbandit.agents.batched.private import PrivateAgent  # noqa: E402
 from dpbandit.agents.linear import LinUCB  # noqa: E402
 from dpbandit.harness import run  # noqa: E402
 
-EPSILONS = (1.0, 2.0, 4.0, 8.0, 16.0, 64.0, 256.0, 1024.0)
+EPSILONS = (1.0, 2.0, 4.0, 8.0, 16.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0)
+#: The issue's range for the excess slope (issue 40 item 1: from epsilon 8 to 1024); beyond it the curve shows
+#: the limit (the noise-off forms switch on where the noise is negligible, ``a <= K / T``).
+SLOPE_RANGE = (8.0, 1024.0)
 #: name -> (env id, env options, horizon, classification data)
 SETTINGS = {
     "Figure 5.1": ("dpbandit/HDBSection54-v0", {}, 10_000, False),
@@ -188,9 +191,9 @@ def merge(new: pd.DataFrame, path) -> pd.DataFrame:
 
 
 def excess_slope(regrets: pd.Series, off: float) -> float:
-    """Least-squares slope of log(excess) on log(epsilon) from epsilon 8 on (-1: the excess falls as 1 / epsilon);
-    NaN if an excess is not positive (the log is undefined)."""
-    eps = np.array([e for e in EPSILONS if e >= 8.0])
+    """Least-squares slope of log(excess) on log(epsilon) over ``SLOPE_RANGE`` (-1: the excess falls as 1 /
+    epsilon); NaN if an excess is not positive (the log is undefined)."""
+    eps = np.array([e for e in EPSILONS if SLOPE_RANGE[0] <= e <= SLOPE_RANGE[1]])
     excess = np.array([regrets[f"epsilon {e:g}"] for e in eps]) - off
     if np.any(excess <= 0):
         return float("nan")
@@ -204,7 +207,9 @@ def write(table: pd.DataFrame, parts: pd.DataFrame, args) -> None:
     summary = pd.DataFrame({
         "epsilon 64 / noise off": wide["epsilon 64"] / wide["noise off"],
         "epsilon 1024 / noise off": wide["epsilon 1024"] / wide["noise off"],
-        "excess slope (epsilon >= 8)": [excess_slope(wide.loc[s], wide.loc[s, "noise off"]) for s in wide.index],
+        "epsilon 16384 / noise off": wide["epsilon 16384"] / wide["noise off"],
+        "excess slope (epsilon 8 to 1024)": [excess_slope(wide.loc[s], wide.loc[s, "noise off"])
+                                             for s in wide.index],
     })
     accuracy = table.dropna(subset=["accuracy"]).pivot(index="setting", columns="agent", values="accuracy")
     # the plot: regret against epsilon, log-log, noise off and LinUCB as lines

@@ -326,7 +326,8 @@ class PrivateAgent(GaussianBatchedAgent):
         if self.pooled and not self.selecting:  # a fixed estimate: no loss block, its budget to the moments
             shares["moments"] += shares.pop("selection")
         self.main_blocks = shares
-        kwargs.setdefault("reward_quantile", defaults.reward_quantile(self.noise_ratio, horizon=horizon))
+        kwargs.setdefault("reward_quantile", defaults.reward_quantile(self.noise_ratio, horizon=horizon,
+                                                                       n_models=models))
         first, ratio = self._schedule(limit, kwargs)
         kwargs.setdefault("first_batch", first)
         kwargs.setdefault("batch_ratio", ratio)

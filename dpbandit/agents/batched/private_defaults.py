@@ -119,10 +119,11 @@ def one_round_weight(ratio: float, *, horizon: int | None) -> float:
     return 1.0 / (1.0 + ratio * _validate.integer(horizon=horizon, minimum=1))
 
 
-def reward_quantile(ratio: float, *, horizon: int | None) -> float:
-    """Quantile of ``|r - c_k|`` the reward clip tracks: ``0.5 + (q_off - 0.5) w`` with ``w`` the
-    :func:`one_round_weight` and ``q_off = NOISE_OFF_REWARD_QUANTILE`` [Fill; interpolation, its yardstick
-    measured].
+def reward_quantile(ratio: float, *, horizon: int | None, n_models: int) -> float:
+    """Quantile of ``|r - c_k|`` the reward clip tracks: ``q_off = NOISE_OFF_REWARD_QUANTILE`` where the noise is
+    negligible (:func:`noise_negligible`: there every discrete default takes its noise-off form, and the joint
+    intercept, which centres each model at its own mean, needs the noise-off clip), else ``0.5 + (q_off - 0.5)
+    w`` with ``w`` the :func:`one_round_weight` [Fill; interpolation, its yardstick and the switch measured].
 
     The median trades the clip's bias against the noise, which scales with the clip ``B``; the noise-off
     quantile (no noise to trade against) keeps nearly every reward. The weight of the noise-off value is the
@@ -131,7 +132,17 @@ def reward_quantile(ratio: float, *, horizon: int | None) -> float:
     round's sampling variance (Figure 5.1: epsilon 64, 0.504; 1024, 0.59; 10^6, 0.99). Measured: on one
     round of one model's noise (``1 / (1 + a T / K)``, the yardstick of :func:`noise_negligible`) the clip
     reached 0.73 at epsilon 1024 on ``LinearBandit-v0`` (K = 20, d = 25, per-model Grams, 6 seeds, root 29):
-    regret 1,285 against 1,019 at the median."""
+    regret 1,285 against 1,019 at the median.
+
+    The switch (issue 40, results/private_noise_sensitivity.md): in the noise-off forms (per-model Grams, the
+    joint intercept) the interpolated clip clipped the spread of a model's rewards about its own mean, and the
+    regret rose with epsilon: ``LinearBandit-v0`` (K = 20, d = 25, T = 2 x 10^4, 6 seeds, root 29) 687 at
+    epsilon 1024 (not yet negligible), 1,152 at 4096 (clip 0.58), 876 at 16384 (0.72), against 436 and 443 with
+    the 0.99 clip (noise off 392); Figure 5.1 at 4096 / 16384 15.9 / 13.1 against 16.6 / 12.5 (noise off
+    12.7). Below the switch the interpolation stays: with the joint intercept on Figure 5.1 the 0.99 clip cost
+    82 against 17 at epsilon 1024 (where the noise is not negligible)."""
+    if horizon is not None and noise_negligible(ratio, horizon=horizon, n_models=n_models):
+        return NOISE_OFF_REWARD_QUANTILE
     return 0.5 + (NOISE_OFF_REWARD_QUANTILE - 0.5) * one_round_weight(ratio, horizon=horizon)
 
 
