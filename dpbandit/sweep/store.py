@@ -160,8 +160,10 @@ class Store:
             return
         done = len(self.finished())
         if not done:  # nothing to mix: the store is this code's now
-            self.manifest.update(
-                dpbandit_version=dpbandit.__version__, code_digest=current.digest, code_files=current.files
+            self.manifest.update(  # a copy: the manifest never shares the cached fingerprint's dict
+                dpbandit_version=dpbandit.__version__,
+                code_digest=current.digest,
+                code_files=dict(current.files),
             )
             _write_json(self.root / MANIFEST, self.manifest)
             return
@@ -253,7 +255,7 @@ def _manifest(sweep: Sweep) -> dict[str, Any]:
         "config_hash": sweep.config_hash,
         "dpbandit_version": dpbandit.__version__,
         "code_digest": code.digest,
-        "code_files": code.files,
+        "code_files": dict(code.files),
         "created": _now(),
         "root_seed": sweep.config["root_seed"],
         "seeds": sweep.config["seeds"],
