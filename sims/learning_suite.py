@@ -37,8 +37,8 @@ Usage: python sims/learning_suite.py [--quick] [--settings S1 S4 ...] [--agents 
 (with ``--settings`` or ``--agents`` the page keeps the cells of its previous CSV that this run does not redo)
 Resumable sweeps ``<store>/learning_suite_<setting>-<hash>``; writes results/learning_suite.{csv,md,png}.
 After any change to the dpbandit code (any ``*.py`` file of the package), the stores with finished cells
-refuse to resume (the first one met stops the run, naming the changed files), so no stale cell reaches the
-page: delete the stores of the agents the change affects (``<store>/learning_suite_<setting>_<agent>-<hash>``)
+refuse to resume (the run stops before any cell runs, listing every such store and its changed files), so no
+stale cell reaches the page: delete the stores of the agents the change affects (``<store>/learning_suite_<setting>_<agent>-<hash>``)
 and rerun, with ``--allow-code-change`` to keep the other stores' finished cells (warned, and recorded in
 their manifests).
 """

@@ -24,7 +24,7 @@ from dpbandit import _validate
 from dpbandit.sweep.backends import make_backend
 from dpbandit.sweep.config import Sweep
 from dpbandit.sweep.grid import Cell
-from dpbandit.sweep.store import Store
+from dpbandit.sweep.store import CodeChangeError, Store, code_change_refusal
 from dpbandit.sweep.study import StudyProgress
 
 __all__ = ["SweepError", "SweepOutcome", "as_sweep", "default_store_dir", "execute", "execute_many", "run_sweep"]
@@ -130,6 +130,11 @@ def execute_many(
     with the wall time since the previous sweep ended. A cell two sweeps share (the same parameters, e.g. the
     same agent, environment and horizon in two studies' settings) runs once and is stored in both. The cells'
     warnings are warned here, in this process, each text once per call (:mod:`dpbandit.sweep.backends`).
+
+    Every store is opened before any cell runs. Stores whose finished cells were computed by other code
+    (without ``allow_code_change``) are all listed in one :class:`~dpbandit.sweep.store.StoreError` (one
+    refusing store raises :meth:`Store.open`'s own error); any other refusal (another config, a busy store)
+    raises at once. Either way no cell runs and the stores opened are unlocked.
     """
     began = time.perf_counter()
     sweeps = [as_sweep(config) for config in configs]
@@ -143,11 +148,20 @@ def execute_many(
         workers = _validate.integer(workers=workers, minimum=1)
     run = make_backend(backend, workers=workers or sweeps[0].execution.workers, scheduler=scheduler)
     dirs = [Path(d) for d in store_dirs] if store_dirs is not None else [default_store_dir(s) for s in sweeps]
-    with ExitStack() as stack:
-        stores = [
-            stack.enter_context(Store.open(d, s, allow_code_change=allow_code_change))
-            for d, s in zip(dirs, sweeps, strict=True)
-        ]
+    with ExitStack() as stack:  # raising here releases the locks taken
+        stores: list[Store] = []
+        refused: list[CodeChangeError] = []
+        for directory, sweep in zip(dirs, sweeps, strict=True):  # every store checked before any cell runs
+            try:
+                store = Store.open(directory, sweep, allow_code_change=allow_code_change)
+            except CodeChangeError as err:  # after a change, a study's stores all refuse: list all
+                refused.append(err)
+                continue
+            stores.append(stack.enter_context(store))
+        if len(refused) == 1:
+            raise refused[0]
+        if refused:
+            raise code_change_refusal(refused, len(sweeps))
         todo: dict[str, list[tuple[int, Cell]]] = {}  # a cell shared by sweeps runs once, stored in each
         computed = []
         for index, (sweep, store) in enumerate(zip(sweeps, stores, strict=True)):

@@ -42,7 +42,7 @@ try:  # POSIX advisory locks; released by the kernel when the holder dies (even 
 except ImportError:  # pragma: no cover  (Windows: no lock, one sweep per store is up to the user)
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["FORMAT", "Store", "StoreError"]
+__all__ = ["FORMAT", "CodeChangeError", "Store", "StoreError"]
 
 FORMAT = 1
 MANIFEST = "manifest.json"
@@ -50,6 +50,53 @@ MANIFEST = "manifest.json"
 
 class StoreError(ValueError):
     """The directory is not a store of this sweep (changed config or code, foreign files, or busy)."""
+
+
+class CodeChangeError(StoreError):
+    """The store's finished cells were computed by other ``dpbandit`` code (or predate code fingerprints).
+
+    ``root``: the store; ``done``: its finished cells; ``recorded``: the code digest in its manifest (``None``
+    if none); ``current``: this code's digest; ``changed``: the differing files (``None`` if not known)."""
+
+    def __init__(
+        self, root: Path, done: int, recorded: str | None, current: str, changed: list[str] | None
+    ) -> None:
+        self.root, self.done, self.recorded = root, done, recorded
+        self.current, self.changed = current, changed
+        super().__init__(
+            f"{root}: its {done} finished cells {_provenance(recorded, current, changed)}. Resuming would "
+            "mix them with cells of this code: use another output directory, delete this one, or resume "
+            "anyway with allow_code_change=True (dpbandit sweep --allow-code-change), in which case the "
+            "resumed cells may differ from the finished ones."
+        )
+
+
+#: Refusing stores named one by one in :func:`code_change_refusal`; the rest are counted.
+SHOWN_STORES = 10
+
+
+def code_change_refusal(refused: list[CodeChangeError], total: int) -> StoreError:
+    """One error for several stores of a study that refuse to resume with this code (:class:`CodeChangeError`
+    each): every store's directory and changed files (the first :data:`SHOWN_STORES` stores, then a count),
+    and the choices once."""
+    lines = [
+        f"{len(refused)} of {total} stores hold finished cells of other dpbandit code (now code digest "
+        f"{refused[0].current[:12]}); resuming would mix them with cells of this code. Nothing ran."
+    ]
+    for err in refused[:SHOWN_STORES]:
+        if err.recorded is None:
+            what = "predate code fingerprints"
+        else:
+            what = f"code digest {err.recorded[:12]}, files: {_named(err.changed) or 'not recorded'}"
+        lines.append(f"  {err.root}: {err.done} finished cells, {what}")
+    if len(refused) > SHOWN_STORES:
+        lines.append(f"  and {len(refused) - SHOWN_STORES} more")
+    lines.append(
+        "Use other output directories, delete these stores, or resume anyway with allow_code_change=True "
+        "(dpbandit sweep --allow-code-change), in which case the resumed cells may differ from the finished "
+        "ones."
+    )
+    return StoreError("\n".join(lines))
 
 
 @contextlib.contextmanager
@@ -169,13 +216,9 @@ class Store:
             return
         files = self.manifest.get("code_files", {})
         changed = None if recorded is None else differences(files, current.files)
-        what = f"its {done} finished cells {_provenance(recorded, current.digest, changed)}"
         if not allow_code_change:
-            raise StoreError(
-                f"{self.root}: {what}. Resuming would mix them with cells of this code: use another output "
-                "directory, delete this one, or resume anyway with allow_code_change=True (dpbandit sweep "
-                "--allow-code-change), in which case the resumed cells may differ from the finished ones."
-            )
+            raise CodeChangeError(self.root, done, recorded, current.digest, changed)
+        what = f"its {done} finished cells {_provenance(recorded, current.digest, changed)}"
         warnings.warn(
             f"{self.root}: resuming although {what}; the resumed cells may differ from the finished ones "
             f"(recorded in {MANIFEST} under resumed_with_code).",
@@ -274,13 +317,18 @@ def _provenance(recorded: str | None, current: str, changed: list[str] | None) -
             "predate code fingerprints (the manifest records no code digest), so the code that computed them "
             "is unknown"
         )
+    return (
+        f"were computed by other dpbandit code (code digest {recorded[:12]}, now {current[:12]}; files: "
+        f"{_named(changed) or 'not recorded'})"
+    )
+
+
+def _named(changed: list[str] | None) -> str:
+    """Up to 5 changed files, then a count of the rest."""
     names = ", ".join(f"dpbandit/{name}" for name in (changed or [])[:5])
     if changed and len(changed) > 5:
         names += f" and {len(changed) - 5} more"
-    return (
-        f"were computed by other dpbandit code (code digest {recorded[:12]}, now {current[:12]}; files: "
-        f"{names or 'not recorded'})"
-    )
+    return names
 
 
 def _flatten(config: dict[str, Any]) -> dict[str, Any]:

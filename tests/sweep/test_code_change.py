@@ -11,7 +11,7 @@ import pytest
 
 import dpbandit
 from dpbandit.cli import main
-from dpbandit.sweep import Store, StoreError, Sweep, execute, run_sweep
+from dpbandit.sweep import Store, StoreError, Sweep, execute, execute_many, run_sweep
 from dpbandit.sweep.fingerprint import Fingerprint, code_fingerprint, differences
 
 CONFIG = {
@@ -184,3 +184,38 @@ def test_the_fingerprint_follows_the_source_files(tmp_path):
 def test_the_installed_fingerprint_is_the_package_directory_computed_once():
     assert code_fingerprint() is code_fingerprint()
     assert code_fingerprint() == code_fingerprint(Path(dpbandit.__file__).parent)
+
+
+def test_a_study_lists_every_refusing_store_in_one_error_before_any_cell_runs(tmp_path, ran, monkeypatch):
+    sweeps = [Sweep.from_dict({**CONFIG, "name": f"code{i}", "root_seed": i}) for i in range(3)]
+    dirs = [tmp_path / f"store{i}" for i in range(3)]
+    for sweep, store_dir in zip(sweeps[:2], dirs[:2]):  # two stores with finished cells; the third is new
+        run_sweep(sweep, store_dir, backend="inprocess", progress=False)
+        Store.read(store_dir).cell_path(sweep.cells[-1].key).unlink()
+    ran.clear()
+    monkeypatch.setattr("dpbandit.sweep.store.code_fingerprint", lambda: _other_code("agents/uniform.py"))
+    with pytest.raises(StoreError) as exc:
+        execute_many(sweeps, dirs, backend="inprocess", progress=False)
+    message = str(exc.value)
+    assert message.startswith("2 of 3 stores hold finished cells of other dpbandit code")
+    assert f"  {dirs[0]}: 2 finished cells" in message and f"  {dirs[1]}: 2 finished cells" in message
+    assert message.count("files: dpbandit/agents/uniform.py (changed)") == 2 and str(dirs[2]) not in message
+    assert message.count("allow_code_change=True") == 1 and message.count("--allow-code-change") == 1
+    assert "other output directories" in message and "delete these stores" in message
+    assert ran == [] and [len(Store.read(d).finished()) for d in dirs[:2]] == [2, 2]
+    with pytest.warns(UserWarning, match="resuming although"):  # every lock was released: the study proceeds
+        outcomes = execute_many(sweeps, dirs, backend="inprocess", progress=False, allow_code_change=True)
+    assert [(o.skipped, o.computed) for o in outcomes] == [(2, 1), (2, 1), (0, 3)] and len(ran) == 5
+
+
+def test_a_study_names_ten_refusing_stores_then_counts_the_rest(tmp_path, monkeypatch):
+    from dpbandit.sweep.store import CodeChangeError, code_change_refusal
+
+    refused = [CodeChangeError(tmp_path / f"s{i}", 1, None if i == 0 else "a" * 64, "b" * 64,
+                               None if i == 0 else ["x.py (changed)"]) for i in range(12)]
+    message = str(code_change_refusal(refused, 200))
+    assert message.startswith("12 of 200 stores hold finished cells of other dpbandit code (now code digest")
+    assert f"  {tmp_path / 's0'}: 1 finished cells, predate code fingerprints\n" in message
+    ninth = f"  {tmp_path / 's9'}: 1 finished cells, code digest aaaaaaaaaaaa, files: dpbandit/x.py (changed)"
+    assert ninth + "\n" in message
+    assert str(tmp_path / "s10") not in message and "\n  and 2 more\n" in message
