@@ -258,6 +258,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             workers=args.workers,
             scheduler=args.scheduler,
             progress=False if args.no_progress else None,
+            allow_code_change=args.allow_code_change,
         )
     except ImportError as err:  # the Dask extra is missing
         print(f"dpbandit: error: {err}", file=sys.stderr)
@@ -428,6 +429,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--dry-run", action="store_true", help="validate the config and print the cell count")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument(
+        "--allow-code-change",
+        action="store_true",
+        help="resume a store whose finished cells were computed by other dpbandit code (refused by default; "
+        "the resumed cells may differ from the finished ones)",
+    )
     p.set_defaults(handler=_cmd_sweep)
 
     p = sub.add_parser(

@@ -23,7 +23,9 @@ Usage: python sims/fig5_1.py [--quick] [--seeds 20] [--horizon 10000] [--store o
 The grids run through the sweep machinery (docs/sweeps.md) on every local core: one parquet file per
 finished (agent, seed) cell in ``<store>/fig5_1-<config hash>`` (and ``fig5_1_l1-<hash>`` for the
 authors' context scaling), so an interrupted run resumes when the
-same command is re-run. Writes results/fig5_1.csv (per-seed cumulative regret on a 21-point linear grid,
+same command is re-run. After a change to the dpbandit code a store with finished cells refuses to resume
+(naming the changed files): delete it, or pass ``--allow-code-change`` to keep its cells (warned, and recorded
+in its manifest). Writes results/fig5_1.csv (per-seed cumulative regret on a 21-point linear grid,
 including T/2; the figure uses the store's 101 points), results/fig5_1.png and results/fig5_1.md
 (command, final-regret table with 95% intervals, first/second-half regret, the replica on both
 context scalings, a link to the long-horizon figure results/fig5_1_long.md).
@@ -101,26 +103,37 @@ def authors_scaling_agents(epsilon: float) -> list[Entry]:
 
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
-    """Options every bandit sim shares: horizon, root seed and the sweep store."""
+    """Options every bandit sim shares: horizon, root seed, the sweep store and ``--allow-code-change`` (pass
+    ``args.allow_code_change`` on to :func:`sweep`)."""
     parser.add_argument("--horizon", type=int, default=10_000)
     parser.add_argument("--root-seed", type=int, default=2022)
     parser.add_argument("--store", type=Path, default=STORE,
                         help="parent directory of the sweep stores (default out/sweeps); each config "
                              "gets <store>/<name>-<hash8>, and re-running a command resumes it")
+    parser.add_argument("--allow-code-change", action="store_true",
+                        help="resume stores whose finished cells were computed by other dpbandit code "
+                             "(warned, and recorded in their manifests)")
 
 
 def sweep(
-    config: dict[str, Any], store: Path, *, compute: bool = True, study: StudyProgress | None = None
+    config: dict[str, Any],
+    store: Path,
+    *,
+    compute: bool = True,
+    study: StudyProgress | None = None,
+    allow_code_change: bool = False,
 ) -> tuple[pd.DataFrame, Path]:
     """Run (or resume) a sweep in ``<store>/<name>-<hash8>`` on every local core; rows and directory.
 
     ``compute=False`` only reads the finished cells (for redrawing); ``study``: the progress of the study the
-    sweep belongs to (an ETA line after the sweep).
+    sweep belongs to (an ETA line after the sweep); ``allow_code_change``: resume a store whose finished cells
+    were computed by other dpbandit code (:func:`dpbandit.sweep.run_sweep`).
     """
     grid = Sweep.from_dict(config)
     directory = default_store_dir(grid, store)
     if compute:
-        return run_sweep(grid, directory, progress=True, study=study), directory
+        rows = run_sweep(grid, directory, progress=True, study=study, allow_code_change=allow_code_change)
+        return rows, directory
     return Store.read(directory).load([cell.key for cell in grid.cells]), directory
 
 
@@ -220,11 +233,12 @@ def main() -> None:
         "name": stem, "root_seed": args.root_seed, "seeds": seeds, "n_points": 101, "spacing": "linear",
         "grid": {"agent": agents(args.epsilon, dim), "env_id": ENV_ID, "horizon": horizon},
     }
-    df, store = sweep(config, args.store, compute=not args.replot)
+    df, store = sweep(config, args.store, compute=not args.replot, allow_code_change=args.allow_code_change)
     scaled_config = {**config, "name": f"{stem}_l1",
                      "grid": {**config["grid"], "agent": authors_scaling_agents(args.epsilon),
                               "env": AUTHORS_SCALING}}
-    scaled, scaled_store = sweep(scaled_config, args.store, compute=not args.replot)
+    scaled, scaled_store = sweep(scaled_config, args.store, compute=not args.replot,
+                                 allow_code_change=args.allow_code_change)
     RESULTS.mkdir(exist_ok=True)
     command = " ".join(a for a in command_line().split(" ") if a != "--replot")
     origin = f"{command} (root seed {args.root_seed}; sweep store {shown(store)})"

@@ -238,7 +238,8 @@ def main() -> None:
     start = time.perf_counter()
     frames, stores = [], []
     for config in configs(horizons, dpucb_h, seeds, args.root_seed, args.epsilon):
-        frame, store = sweep(config, args.store, compute=not args.replot)
+        frame, store = sweep(config, args.store, compute=not args.replot,
+                             allow_code_change=args.allow_code_change)
         frames.append(frame)
         stores.append(shown(store))
     wall = time.perf_counter() - start

@@ -84,10 +84,10 @@ def run_dimension(dim: int, seeds: int, horizon: int, args: argparse.Namespace) 
         "grid": {"agent": agents(), "env_id": ENV_ID, "horizon": horizon, "epsilon": list(EPSILONS),
                  "delta": DELTA, "env": env_kwargs(dim)},
     }
-    rows, store = sweep(config, args.store)
+    rows, store = sweep(config, args.store, allow_code_change=args.allow_code_change)
     best = {**config, "name": config["name"].replace("setting2", "setting2_best"),
             "grid": {**config["grid"], "agent": [{"agent": LEAD, "label": LEAD}]}}
-    best_rows, best_store = sweep(best, args.store)
+    best_rows, best_store = sweep(best, args.store, allow_code_change=args.allow_code_change)
     rows = pd.concat([rows, best_rows], ignore_index=True)
     reference = rows["agent"].isin([NOISE_OFF, RANDOM])
     private = final_regret_table(rows[~reference], by=("agent", "target_epsilon"))
@@ -170,6 +170,9 @@ def main() -> None:
     parser.add_argument("--diagnosis-seeds", type=int, default=3)
     parser.add_argument("--root-seed", type=int, default=2024)
     parser.add_argument("--store", type=Path, default=STORE)
+    parser.add_argument("--allow-code-change", action="store_true",
+                        help="resume stores whose finished cells were computed by other dpbandit code "
+                             "(warned, and recorded in their manifests)")
     args = parser.parse_args()
     horizon = 2000 if args.quick else 10_000
     plan = ((400, 2),) if args.quick else ((400, args.seeds_400), (4000, args.seeds_4000))

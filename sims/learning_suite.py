@@ -36,6 +36,11 @@ Peak memory: one extra run per agent and setting (seed 0) in a fresh process, it
 Usage: python sims/learning_suite.py [--quick] [--settings S1 S4 ...] [--agents private ...] [--memory]
 (with ``--settings`` or ``--agents`` the page keeps the cells of its previous CSV that this run does not redo)
 Resumable sweeps ``<store>/learning_suite_<setting>-<hash>``; writes results/learning_suite.{csv,md,png}.
+After any change to the dpbandit code (any ``*.py`` file of the package), the stores with finished cells
+refuse to resume (the run stops before any cell runs, listing every such store and its changed files), so no
+stale cell reaches the page: delete the stores of the agents the change affects (``<store>/learning_suite_<setting>_<agent>-<hash>``)
+and rerun, with ``--allow-code-change`` to keep the other stores' finished cells (warned, and recorded in
+their manifests).
 """
 
 from __future__ import annotations
@@ -252,7 +257,7 @@ def run_all(plan: list[tuple[Setting, list[dict]]], args) -> dict[str, str]:
     study = StudyProgress([sweep for _, _, sweep in sweeps])
     outcomes = execute_many([sweep for _, _, sweep in sweeps],
                             [default_store_dir(sweep, args.store) for _, _, sweep in sweeps],
-                            progress=True, study=study)
+                            progress=True, study=study, allow_code_change=args.allow_code_change)
     failures = {}
     for (setting, entry, sweep), outcome in zip(sweeps, outcomes, strict=True):
         errors = sorted({rec["error"].strip().splitlines()[-1] for rec in outcome.failures.values()})
@@ -497,6 +502,8 @@ def main() -> None:
     )
     parser.add_argument("--root-seed", type=int, default=2311)
     parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
+    parser.add_argument("--allow-code-change", action="store_true",
+                        help="resume stores whose finished cells were computed by other dpbandit code (warned)")
     args = parser.parse_args()
     args.stem = "learning_suite_quick" if args.quick else "learning_suite"
     args.seeds_override, args.horizon_override = (2, 2_000) if args.quick else (None, None)

@@ -50,10 +50,13 @@ def main() -> None:
     parser.add_argument("--horizon", type=int, default=10_000)
     parser.add_argument("--root-seed", type=int, default=2022)
     parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
+    parser.add_argument("--allow-code-change", action="store_true",
+                        help="resume stores whose finished cells were computed by other dpbandit code "
+                             "(warned, and recorded in their manifests)")
     args = parser.parse_args()
     config = {"name": "noise_off", "root_seed": args.root_seed, "seeds": args.seeds, "n_points": 4,
               "grid": {"agent": AGENTS, "env_id": ENV_ID, "horizon": args.horizon}}
-    rows, store = sweep(config, args.store)
+    rows, store = sweep(config, args.store, allow_code_change=args.allow_code_change)
     table = final_regret_table(rows, reference=LINUCB)
     linucb = table.loc[table["agent"] == LINUCB, "final_regret_mean"].item()
     table["within_3x_linucb"] = table["final_regret_mean"] <= BAR * linucb

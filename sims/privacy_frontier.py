@@ -138,6 +138,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--root-seed", type=int, default=2022)
     parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
+    parser.add_argument("--allow-code-change", action="store_true",
+                        help="resume stores whose finished cells were computed by other dpbandit code "
+                             "(warned, and recorded in their manifests)")
     parser.add_argument("--added-only", action="store_true",
                         help="run only the ADDED agents' sweeps; take the other agents' rows from the existing CSV")
     args = parser.parse_args()
@@ -147,10 +150,10 @@ def main() -> None:
     study = StudyProgress([Sweep.from_dict(config) for config in [*configs, refs_config]])
     frames, stores = [], []
     for config in configs:
-        frame, store = sweep(config, args.store, study=study)
+        frame, store = sweep(config, args.store, study=study, allow_code_change=args.allow_code_change)
         frames.append(frame)
         stores.append(str(shown(store)))
-    refs, refs_store = sweep(refs_config, args.store, study=study)
+    refs, refs_store = sweep(refs_config, args.store, study=study, allow_code_change=args.allow_code_change)
     table = paired_ratios(pd.concat(frames, ignore_index=True), refs)
     if args.added_only:  # the other agents' rows as the full run wrote them (same root seed, same references)
         path = RESULTS / f"{stem}.csv"

@@ -15,7 +15,9 @@ users and rewards: common random numbers).
 Usage: python sims/real_data.py [--quick] [--seeds 5] [--horizons 10000 100000[:1,2]] [--skip AGENT[@T|@DATA] ...]
 (``T:e1,e2`` runs horizon T at those epsilons only.)
 Resumable sweeps ``<store>/real_data[_refs]-<hash>`` (re-running the command resumes them); writes
-results/real_data.{csv,md,png}.
+results/real_data.{csv,md,png}. After a change to the dpbandit code the stores with finished cells refuse to
+resume (naming the changed files): delete them, or pass ``--allow-code-change`` to keep their cells (warned,
+and recorded in their manifests).
 """
 
 from __future__ import annotations
@@ -75,13 +77,16 @@ def agent_names(skip: tuple[str, ...]) -> tuple[list[str], list[str]]:
     return private, [n for n in names if n not in private]
 
 
-def sweep(config: dict, store: Path, report: bool, unfinished: list[str]) -> pd.DataFrame:
+def sweep(
+    config: dict, store: Path, report: bool, unfinished: list[str], *, allow_code_change: bool = False
+) -> pd.DataFrame:
     """Run (or resume) a sweep in ``<store>/<name>-<hash8>``; with ``report`` only read its finished cells,
-    adding ``name: done/total`` to ``unfinished`` when some are missing."""
+    adding ``name: done/total`` to ``unfinished`` when some are missing. ``allow_code_change``: resume a store
+    whose finished cells were computed by other dpbandit code (:func:`dpbandit.sweep.run_sweep`)."""
     grid = Sweep.from_dict(config)
     directory = default_store_dir(grid, store)
     if not report:
-        return run_sweep(grid, directory, progress=True)
+        return run_sweep(grid, directory, progress=True, allow_code_change=allow_code_change)
     keys = [cell.key for cell in grid.cells]
     done = Store.read(directory).finished() & set(keys) if directory.exists() else set()
     if len(done) < len(keys):
@@ -216,6 +221,9 @@ def main() -> None:
     parser.add_argument("--report", action="store_true", help="compute nothing: tabulate the finished cells")
     parser.add_argument("--root-seed", type=int, default=2211)
     parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
+    parser.add_argument("--allow-code-change", action="store_true",
+                        help="resume stores whose finished cells were computed by other dpbandit code "
+                             "(warned, and recorded in their manifests)")
     args = parser.parse_args()
     horizons, seeds, grid = (
         ((2_000,), 2, (1.0,)) if args.quick else (tuple(int(h.partition(":")[0]) for h in args.horizons),
@@ -236,10 +244,12 @@ def main() -> None:
                     {(a, at) for a, _, at in skipped}]
             mine = sweep({"name": f"{stem}_T{horizon}_{name}", **common, "grid": {
                 "agent": [{"agent": name, "label": name}], "epsilon": epsilons, "delta": 1.0 / horizon,
-                **axes, "env_id": data}}, args.store, args.report, unfinished)
+                **axes, "env_id": data}}, args.store, args.report, unfinished,
+                allow_code_change=args.allow_code_change)
             frames.append(mine)
         refs = sweep({"name": f"{stem}_refs_T{horizon}", **common, "grid": {
-            "agent": [{"agent": n, "label": n} for n in references], **axes}}, args.store, args.report, unfinished)
+            "agent": [{"agent": n, "label": n} for n in references], **axes}}, args.store, args.report,
+            unfinished, allow_code_change=args.allow_code_change)
         frames.append(refs)
     rows = pd.concat(frames, ignore_index=True)
     table = accuracy_table(rows)

@@ -61,7 +61,7 @@ def main() -> None:
     stem = "regret_vs_dimension_quick" if args.quick else "regret_vs_dimension"
     config = {"name": stem, "root_seed": args.root_seed, "seeds": seeds, "n_points": 4,
               "grid": {"agent": AGENTS, "env_id": ENV_ID, "horizon": horizon, "env": {"dim": list(dims)}}}
-    df, store = sweep(config, args.store)
+    df, store = sweep(config, args.store, allow_code_change=args.allow_code_change)
     result = final_regret_table(df, by=("env_dim", "agent")).rename(columns={"env_dim": "dim"})
     result = result.sort_values("dim", kind="stable", ignore_index=True)
     random = result[result["agent"] == "random"].set_index("dim")["final_regret_mean"]

@@ -57,9 +57,11 @@ def main() -> None:
     common = {"root_seed": args.root_seed, "seeds": seeds, "n_points": 4}
     setting = {"env_id": ENV_ID, "horizon": horizon}
     private_grid = {"agent": private_agents(50), "epsilon": list(grid), **setting}
-    private, store = sweep({"name": stem, **common, "grid": private_grid}, args.store)
+    private, store = sweep({"name": stem, **common, "grid": private_grid}, args.store,
+                           allow_code_change=args.allow_code_change)
     refs_grid = {"agent": reference_agents(), **setting}
-    refs_rows, refs_store = sweep({"name": f"{stem}_refs", **common, "grid": refs_grid}, args.store)
+    refs_rows, refs_store = sweep({"name": f"{stem}_refs", **common, "grid": refs_grid}, args.store,
+                                  allow_code_change=args.allow_code_change)
     table = final_regret_table(private, by=("target_epsilon", "agent"))
     table = table.rename(columns={"target_epsilon": "requested_epsilon"})
     refs = final_regret_table(refs_rows)

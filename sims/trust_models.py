@@ -110,17 +110,21 @@ SETTINGS: dict[str, dict[str, Any]] = {
 }
 
 
-def run_setting(key: str, seeds: int, horizon: int, root_seed: int, store: Path,
-                agents: list[str] | None = None) -> tuple[pd.DataFrame, list[Path]]:
+def run_setting(
+    key: str, seeds: int, horizon: int, root_seed: int, store: Path, agents: list[str] | None = None, *,
+    allow_code_change: bool = False,
+) -> tuple[pd.DataFrame, list[Path]]:
     """Both sweeps of one setting (private agents: those labelled in ``agents``, all if ``None``);
-    final-regret table with the setting's key."""
+    final-regret table with the setting's key. ``allow_code_change``: as :func:`fig5_1.sweep`."""
     s = SETTINGS[key]
     common = {"root_seed": root_seed, "seeds": seeds, "n_points": 4}
     base = {"env_id": s["env_id"], "horizon": horizon}
     chosen = [a for a in s["private"] if agents is None or a["label"] in agents]
     private, p_store = sweep({"name": f"trust_{key}", **common,
-                              "grid": {"agent": chosen, "epsilon": list(EPSILONS), **base}}, store)
-    refs, r_store = sweep({"name": f"trust_{key}_ref", **common, "grid": {"agent": s["reference"], **base}}, store)
+                              "grid": {"agent": chosen, "epsilon": list(EPSILONS), **base}}, store,
+                             allow_code_change=allow_code_change)
+    refs, r_store = sweep({"name": f"trust_{key}_ref", **common, "grid": {"agent": s["reference"], **base}},
+                          store, allow_code_change=allow_code_change)
     table = pd.concat([
         final_regret_table(private, by=("agent", "target_epsilon"), reference=None),
         final_regret_table(refs, reference=None),
@@ -265,6 +269,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="T = 1,000 (smoke run)")
     parser.add_argument("--root-seed", type=int, default=0)
     parser.add_argument("--store", type=Path, default=Path("out/sweeps"))
+    parser.add_argument("--allow-code-change", action="store_true",
+                        help="resume stores whose finished cells were computed by other dpbandit code "
+                             "(warned, and recorded in their manifests)")
     parser.add_argument("--agents", nargs="+", default=None,
                         help="run only the private agents with these labels (others keep their previous rows)")
     args = parser.parse_args()
@@ -272,7 +279,8 @@ def main() -> None:
     tables, stores = [], []
     for key in args.settings:
         horizon = 1000 if args.quick else SETTINGS[key]["horizon"]
-        table, paths = run_setting(key, args.seeds, horizon, args.root_seed, args.store, args.agents)
+        table, paths = run_setting(key, args.seeds, horizon, args.root_seed, args.store, args.agents,
+                                   allow_code_change=args.allow_code_change)
         tables.append(table)
         stores += paths
     table = pd.concat(tables, ignore_index=True)

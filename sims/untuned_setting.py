@@ -64,18 +64,21 @@ def main() -> None:
     parser.add_argument("--horizon", type=int, default=100_000)
     parser.add_argument("--root-seed", type=int, default=2022)
     parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
+    parser.add_argument("--allow-code-change", action="store_true",
+                        help="resume stores whose finished cells were computed by other dpbandit code "
+                             "(warned, and recorded in their manifests)")
     args = parser.parse_args()
     horizon, seeds = (5_000, 2) if args.quick else (args.horizon, args.seeds)
     stem = "untuned_setting_quick" if args.quick else "untuned_setting"
     config = {"name": stem, "root_seed": args.root_seed, "seeds": seeds, "n_points": 200,
               "grid": {"agent": AGENTS, "env_id": ENV_ID, "horizon": horizon, "env": ENV,
                        "delta": 1.0 / horizon}}  # 1/T explicitly (THEN)
-    rows, store = sweep(config, args.store)
+    rows, store = sweep(config, args.store, allow_code_change=args.allow_code_change)
     stores = [shown(store)]
     if args.linucb_seeds and not args.quick:
         reference = {**config, "name": f"{stem}_linucb", "seeds": args.linucb_seeds,
                      "grid": {**{k: v for k, v in config["grid"].items() if k != "delta"}, "agent": [LINUCB]}}
-        linucb, linucb_store = sweep(reference, args.store)
+        linucb, linucb_store = sweep(reference, args.store, allow_code_change=args.allow_code_change)
         rows = pd.concat([rows, linucb], ignore_index=True)
         stores.append(shown(linucb_store))
     table = final_regret_table(rows)

@@ -14,6 +14,7 @@ Dask runs cells in threads, and recording warnings swaps process-wide state
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures as futures
 import dataclasses
 import functools
@@ -136,10 +137,13 @@ def _exit_with_parent(parent: int) -> None:
 #: Worker pools kept between sweeps of this process, by size: a suite of many small sweeps starts its workers
 #: (interpreter, imports, kernels from numba's cache, calibrations) once, not once per sweep (issue 31 item 3).
 _POOLS: dict[int, futures.ProcessPoolExecutor] = {}
+#: Whether :func:`shutdown_pools` is registered with :mod:`atexit` (on the first pool started, once).
+_SHUTDOWN_AT_EXIT = False
 
 
 def _pool(workers: int) -> futures.ProcessPoolExecutor:
     """The kept pool of ``workers`` processes (``spawn`` start method, as the harness), started on first use."""
+    global _SHUTDOWN_AT_EXIT
     pool = _POOLS.get(workers)
     if pool is None:
         check_main_guard("the processes backend", instead='use backend="inprocess"')
@@ -148,11 +152,20 @@ def _pool(workers: int) -> futures.ProcessPoolExecutor:
             max_workers=workers, mp_context=context, initializer=_exit_with_parent, initargs=(os.getpid(),)
         )
         _POOLS[workers] = pool
+        if not _SHUTDOWN_AT_EXIT:  # stop the pools while the interpreter is whole (see shutdown_pools)
+            atexit.register(shutdown_pools)
+            _SHUTDOWN_AT_EXIT = True
     return pool
 
 
 def shutdown_pools() -> None:
-    """Stop the kept worker pools (they also stop when this process exits)."""
+    """Stop the kept worker pools; registered with :mod:`atexit` when the first one starts.
+
+    At exit, ``concurrent.futures`` has already stopped the workers (its own exit hook runs first); this drops
+    the executors while the modules are intact. Left to the final teardown of the modules, a kept executor
+    would be collected after ``concurrent.futures.process`` lost its globals, and its weakref callback would
+    print an ignored ``AttributeError: 'NoneType' object has no attribute 'util'``.
+    """
     while _POOLS:
         _POOLS.popitem()[1].shutdown(wait=True, cancel_futures=True)
 

@@ -3,7 +3,8 @@
 Re-running the same sweep on the same store resumes it: finished cells are never recomputed and
 failed cells are retried. A store created by a different config is refused (see
 :class:`dpbandit.sweep.store.StoreError`); the default store directory includes the config hash,
-so a changed config writes to a new directory.
+so a changed config writes to a new directory. A store whose finished cells were computed by other
+``dpbandit`` code is refused too, unless ``allow_code_change=True``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dpbandit import _validate
 from dpbandit.sweep.backends import make_backend
 from dpbandit.sweep.config import Sweep
 from dpbandit.sweep.grid import Cell
-from dpbandit.sweep.store import Store
+from dpbandit.sweep.store import CodeChangeError, Store, code_change_refusal
 from dpbandit.sweep.study import StudyProgress
 
 __all__ = ["SweepError", "SweepOutcome", "as_sweep", "default_store_dir", "execute", "execute_many", "run_sweep"]
@@ -84,6 +85,7 @@ def execute(
     scheduler: Any = None,
     progress: bool | None = None,
     study: StudyProgress | None = None,
+    allow_code_change: bool = False,
 ) -> SweepOutcome:
     """Run the unfinished cells of a sweep into its store; failures are recorded, never raised.
 
@@ -96,10 +98,13 @@ def execute(
         scheduler: Dask scheduler address, cluster object or ``distributed.Client`` (implies Dask).
         progress: show a progress bar with cells done / total and ETA (``None``: on a terminal).
         study: the progress of a study this sweep belongs to (told when the sweep ends; prints its ETA).
+        allow_code_change: resume a store whose finished cells were computed by other ``dpbandit`` code
+            (refused by default, before any cell runs): warn, record it in the manifest, and go on; the
+            resumed cells may differ from the finished ones.
     """
     (outcome,) = execute_many(
         [config], None if store_dir is None else [store_dir], backend=backend, workers=workers,
-        scheduler=scheduler, progress=progress, study=study,
+        scheduler=scheduler, progress=progress, study=study, allow_code_change=allow_code_change,
     )
     return outcome
 
@@ -113,6 +118,7 @@ def execute_many(
     scheduler: Any = None,
     progress: bool | None = None,
     study: StudyProgress | None = None,
+    allow_code_change: bool = False,
 ) -> list[SweepOutcome]:
     """Run the unfinished cells of several sweeps through one backend call, each result stored in its own
     sweep's store as it arrives; failures are recorded, never raised. One call keeps every worker busy until the
@@ -124,6 +130,11 @@ def execute_many(
     with the wall time since the previous sweep ended. A cell two sweeps share (the same parameters, e.g. the
     same agent, environment and horizon in two studies' settings) runs once and is stored in both. The cells'
     warnings are warned here, in this process, each text once per call (:mod:`dpbandit.sweep.backends`).
+
+    Every store is opened before any cell runs. Stores whose finished cells were computed by other code
+    (without ``allow_code_change``) are all listed in one :class:`~dpbandit.sweep.store.StoreError` (one
+    refusing store raises :meth:`Store.open`'s own error); any other refusal (another config, a busy store)
+    raises at once. Either way no cell runs and the stores opened are unlocked.
     """
     began = time.perf_counter()
     sweeps = [as_sweep(config) for config in configs]
@@ -137,8 +148,20 @@ def execute_many(
         workers = _validate.integer(workers=workers, minimum=1)
     run = make_backend(backend, workers=workers or sweeps[0].execution.workers, scheduler=scheduler)
     dirs = [Path(d) for d in store_dirs] if store_dirs is not None else [default_store_dir(s) for s in sweeps]
-    with ExitStack() as stack:
-        stores = [stack.enter_context(Store.open(d, s)) for d, s in zip(dirs, sweeps, strict=True)]
+    with ExitStack() as stack:  # raising here releases the locks taken
+        stores: list[Store] = []
+        refused: list[CodeChangeError] = []
+        for directory, sweep in zip(dirs, sweeps, strict=True):  # every store checked before any cell runs
+            try:
+                store = Store.open(directory, sweep, allow_code_change=allow_code_change)
+            except CodeChangeError as err:  # after a change, a study's stores all refuse: list all
+                refused.append(err)
+                continue
+            stores.append(stack.enter_context(store))
+        if len(refused) == 1:
+            raise refused[0]
+        if refused:
+            raise code_change_refusal(refused, len(sweeps))
         todo: dict[str, list[tuple[int, Cell]]] = {}  # a cell shared by sweeps runs once, stored in each
         computed = []
         for index, (sweep, store) in enumerate(zip(sweeps, stores, strict=True)):
@@ -211,6 +234,7 @@ def run_sweep(
     scheduler: Any = None,
     progress: bool | None = None,
     study: StudyProgress | None = None,
+    allow_code_change: bool = False,
 ) -> pd.DataFrame:
     """Run (or resume) a sweep and return the tidy rows of all its cells, in the sweep's order.
 
@@ -227,7 +251,7 @@ def run_sweep(
     """
     sweep = as_sweep(config)
     outcome = execute(sweep, store_dir, backend=backend, workers=workers, scheduler=scheduler, progress=progress,
-                      study=study)
+                      study=study, allow_code_change=allow_code_change)
     if outcome.failures:
         raise SweepError(outcome)
     return Store.read(outcome.store).load([cell.key for cell in sweep.cells])

@@ -2,8 +2,9 @@
 
 Layout of a store directory::
 
-    manifest.json            format, sweep name, config hash, dpbandit version, root seed, seeds,
-                             the normalised config and every cell's parameters (key -> params)
+    manifest.json            format, sweep name, config hash, dpbandit version, code fingerprint (digest
+                             and per-file digests), root seed, seeds, the normalised config and every
+                             cell's parameters (key -> params); resumes with other code (if allowed)
     cells/<key>.parquet      the tidy rows of one finished cell
     failures/<key>.json      traceback of a cell that raised (removed when the cell later succeeds)
     .lock                    held (``fcntl.flock``) by the one process running the sweep
@@ -11,6 +12,10 @@ Layout of a store directory::
 Every file is written to a temporary name in the same directory, flushed to disk and renamed over
 its final name (``os.replace`` is atomic on POSIX), so a sweep killed at any instant leaves each
 cell either absent or complete. Only the driver process writes; workers return their results.
+
+A store is keyed by its sweep's config *and* the code that computes its cells
+(:func:`dpbandit.sweep.fingerprint.code_fingerprint`): resuming finished cells with other ``dpbandit``
+code is refused unless allowed (``allow_code_change``), so cells of two codes are never mixed unknowingly.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import pandas as pd
 
 import dpbandit
 from dpbandit.sweep.config import Sweep
+from dpbandit.sweep.fingerprint import code_fingerprint, differences
 from dpbandit.sweep.grid import Cell
 
 try:  # POSIX advisory locks; released by the kernel when the holder dies (even by SIGKILL)
@@ -36,14 +42,61 @@ try:  # POSIX advisory locks; released by the kernel when the holder dies (even 
 except ImportError:  # pragma: no cover  (Windows: no lock, one sweep per store is up to the user)
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["FORMAT", "Store", "StoreError"]
+__all__ = ["FORMAT", "CodeChangeError", "Store", "StoreError"]
 
 FORMAT = 1
 MANIFEST = "manifest.json"
 
 
 class StoreError(ValueError):
-    """The directory is not a store of this sweep (changed config, foreign files, or busy)."""
+    """The directory is not a store of this sweep (changed config or code, foreign files, or busy)."""
+
+
+class CodeChangeError(StoreError):
+    """The store's finished cells were computed by other ``dpbandit`` code (or predate code fingerprints).
+
+    ``root``: the store; ``done``: its finished cells; ``recorded``: the code digest in its manifest (``None``
+    if none); ``current``: this code's digest; ``changed``: the differing files (``None`` if not known)."""
+
+    def __init__(
+        self, root: Path, done: int, recorded: str | None, current: str, changed: list[str] | None
+    ) -> None:
+        self.root, self.done, self.recorded = root, done, recorded
+        self.current, self.changed = current, changed
+        super().__init__(
+            f"{root}: its {done} finished cells {_provenance(recorded, current, changed)}. Resuming would "
+            "mix them with cells of this code: use another output directory, delete this one, or resume "
+            "anyway with allow_code_change=True (dpbandit sweep --allow-code-change), in which case the "
+            "resumed cells may differ from the finished ones."
+        )
+
+
+#: Refusing stores named one by one in :func:`code_change_refusal`; the rest are counted.
+SHOWN_STORES = 10
+
+
+def code_change_refusal(refused: list[CodeChangeError], total: int) -> StoreError:
+    """One error for several stores of a study that refuse to resume with this code (:class:`CodeChangeError`
+    each): every store's directory and changed files (the first :data:`SHOWN_STORES` stores, then a count),
+    and the choices once."""
+    lines = [
+        f"{len(refused)} of {total} stores hold finished cells of other dpbandit code (now code digest "
+        f"{refused[0].current[:12]}); resuming would mix them with cells of this code. Nothing ran."
+    ]
+    for err in refused[:SHOWN_STORES]:
+        if err.recorded is None:
+            what = "predate code fingerprints"
+        else:
+            what = f"code digest {err.recorded[:12]}, files: {_named(err.changed) or 'not recorded'}"
+        lines.append(f"  {err.root}: {err.done} finished cells, {what}")
+    if len(refused) > SHOWN_STORES:
+        lines.append(f"  and {len(refused) - SHOWN_STORES} more")
+    lines.append(
+        "Use other output directories, delete these stores, or resume anyway with allow_code_change=True "
+        "(dpbandit sweep --allow-code-change), in which case the resumed cells may differ from the finished "
+        "ones."
+    )
+    return StoreError("\n".join(lines))
 
 
 @contextlib.contextmanager
@@ -77,12 +130,18 @@ class Store:
 
     # -- opening -----------------------------------------------------------------------------
     @classmethod
-    def open(cls, root: str | Path, sweep: Sweep) -> Store:
+    def open(cls, root: str | Path, sweep: Sweep, *, allow_code_change: bool = False) -> Store:
         """Create the store for ``sweep`` or reopen it to resume; lock it for this process.
 
+        A store whose finished cells were computed by other ``dpbandit`` code (another code fingerprint, or
+        none recorded) is refused, unless ``allow_code_change``: then it resumes with a warning and the
+        manifest records the resume under ``resumed_with_code``. A store without finished cells is simply
+        stamped with the current code.
+
         Raises:
-            StoreError: ``root`` holds another sweep (the message lists what changed), holds
-                files that are not a store, or is locked by a running sweep.
+            StoreError: ``root`` holds another sweep (the message lists what changed), finished cells of
+                other code (the message names changed files), files that are not a store, or is locked
+                by a running sweep.
         """
         root = Path(root)
         manifest_path = root / MANIFEST
@@ -95,6 +154,7 @@ class Store:
             if manifest_path.exists():
                 store.manifest = json.loads(manifest_path.read_text())
                 store._check(sweep)
+                store._check_code(allow_code_change)
             else:
                 store.manifest = _manifest(sweep)
                 _write_json(manifest_path, store.manifest)
@@ -138,12 +198,36 @@ class Store:
                 "mixed across configs: use another output directory (without --out, each config gets its own "
                 "directory out/sweeps/<name>-<hash>), or delete this one."
             )
-        if old.get("dpbandit_version") != dpbandit.__version__:
-            warnings.warn(
-                f"{self.root} was started with dpbandit {old.get('dpbandit_version')}, now {dpbandit.__version__}; "
-                "resumed cells may differ from the finished ones.",
-                stacklevel=3,
+
+    def _check_code(self, allow_code_change: bool) -> None:
+        """Refuse (or, if allowed, warn about and record) resuming finished cells with other code."""
+        current = code_fingerprint()
+        recorded = self.manifest.get("code_digest")
+        if recorded == current.digest:
+            return
+        done = len(self.finished())
+        if not done:  # nothing to mix: the store is this code's now
+            self.manifest.update(  # a copy: the manifest never shares the cached fingerprint's dict
+                dpbandit_version=dpbandit.__version__,
+                code_digest=current.digest,
+                code_files=dict(current.files),
             )
+            _write_json(self.root / MANIFEST, self.manifest)
+            return
+        files = self.manifest.get("code_files", {})
+        changed = None if recorded is None else differences(files, current.files)
+        if not allow_code_change:
+            raise CodeChangeError(self.root, done, recorded, current.digest, changed)
+        what = f"its {done} finished cells {_provenance(recorded, current.digest, changed)}"
+        warnings.warn(
+            f"{self.root}: resuming although {what}; the resumed cells may differ from the finished ones "
+            f"(recorded in {MANIFEST} under resumed_with_code).",
+            UserWarning,
+            stacklevel=3,
+        )
+        resumed = {"code_digest": current.digest, "time": _now(), "changed": changed}
+        self.manifest.setdefault("resumed_with_code", []).append(resumed)
+        _write_json(self.root / MANIFEST, self.manifest)
 
     def close(self) -> None:
         """Release the lock (idempotent)."""
@@ -207,11 +291,14 @@ def _now() -> str:
 
 
 def _manifest(sweep: Sweep) -> dict[str, Any]:
+    code = code_fingerprint()
     return {
         "format": FORMAT,
         "name": sweep.name,
         "config_hash": sweep.config_hash,
         "dpbandit_version": dpbandit.__version__,
+        "code_digest": code.digest,
+        "code_files": dict(code.files),
         "created": _now(),
         "root_seed": sweep.config["root_seed"],
         "seeds": sweep.config["seeds"],
@@ -220,6 +307,28 @@ def _manifest(sweep: Sweep) -> dict[str, Any]:
         "config": sweep.config,
         "cells": {cell.key: cell.params() for cell in sweep.cells},
     }
+
+
+def _provenance(recorded: str | None, current: str, changed: list[str] | None) -> str:
+    """How a store's finished cells relate to the current code: predating fingerprints, or the changed files
+    (up to 5 named)."""
+    if recorded is None:
+        return (
+            "predate code fingerprints (the manifest records no code digest), so the code that computed them "
+            "is unknown"
+        )
+    return (
+        f"were computed by other dpbandit code (code digest {recorded[:12]}, now {current[:12]}; files: "
+        f"{_named(changed) or 'not recorded'})"
+    )
+
+
+def _named(changed: list[str] | None) -> str:
+    """Up to 5 changed files, then a count of the rest."""
+    names = ", ".join(f"dpbandit/{name}" for name in (changed or [])[:5])
+    if changed and len(changed) > 5:
+        names += f" and {len(changed) - 5} more"
+    return names
 
 
 def _flatten(config: dict[str, Any]) -> dict[str, Any]:
