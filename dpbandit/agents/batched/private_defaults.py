@@ -136,7 +136,7 @@ def reward_quantile(ratio: float, *, horizon: int | None, n_models: int) -> floa
 
     The switch (issue 40, results/private_noise_sensitivity.md): in the noise-off forms (per-model Grams, the
     joint intercept) the interpolated clip clipped the spread of a model's rewards about its own mean, and the
-    regret rose with epsilon: ``LinearBandit-v0`` (K = 20, d = 25, T = 2 x 10^4, 6 seeds, root 29) 687 at
+    regret rose with epsilon: ``LinearBandit-v0`` (K = 20, d = 25, T = 2 x 10^4, 6 seeds, root 29) 715 at
     epsilon 1024 (not yet negligible), 1,152 at 4096 (clip 0.58), 876 at 16384 (0.72), against 436 and 443 with
     the 0.99 clip (noise off 392); Figure 5.1 at 4096 / 16384 15.9 / 13.1 against 16.6 / 12.5 (noise off
     12.7). Below the switch the interpolation stays: with the joint intercept on Figure 5.1 the 0.99 clip cost
