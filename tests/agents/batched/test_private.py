@@ -432,3 +432,40 @@ def test_declared_range_represents_each_arms_base_rate() -> None:
              progress=False)
     accuracy = df[df.step == 10_000].groupby("agent")["cumulative_reward"].mean() / 10_000
     assert accuracy["private"] > 0.6 and accuracy["constant"] > 0.58 and 0.4 > accuracy["none"], accuracy
+
+
+def test_intercept_noise_through_the_slope() -> None:
+    """The joint intercept ``(R - X^T theta) / N'`` carries the slope's released noise along the mean context
+    ``X / N'`` and the sums' noise times the slope (issue 40: uncounted, it spread the intercepts and starved
+    arms)."""
+    along, slope_noise = np.array([0.25, 1.0]), np.array([2.0, 3.0])
+    theta = np.array([1.0, -2.0])
+    assert PrivateAgent._intercept_noise(along, slope_noise, theta, 0.5, 2.0) == pytest.approx(
+        0.25 * 2.0 + 1.0 * 3.0 + 0.5 * 5.0 / 4.0)
+    assert PrivateAgent._intercept_noise(along, np.zeros(2), theta, 0.0, 2.0) == 0.0  # noise off
+
+
+@pytest.mark.parametrize("second_moments", ["gram", "diag"])
+def test_joint_intercepts_are_shrunk_with_their_noise_through_the_slope(second_moments, monkeypatch) -> None:
+    """Under noise each joint intercept's empirical-Bayes shrinkage counts more variance than its reward
+    mean's (``_score_sd``); with noise off exactly that."""
+    T = 600
+    block = rounds("dpbandit/LinearBandit-v0", T, seed=1)
+    counted = {}
+    shrink = PrivateAgent._shrink
+
+    def spy(intercept, variance):
+        counted.setdefault("variances", []).append(np.array(variance, dtype=float))
+        return shrink(intercept, variance)
+
+    for noise in (True, False):
+        counted.clear()
+        agent = PrivateAgent(5, 10, rng=np.random.default_rng(3), horizon=T, epsilon=64.0, noise=noise,
+                             intercept=True, second_moments=second_moments, first_batch=50)
+        monkeypatch.setattr(agent, "_shrink", spy)
+        agent.play_block(block.observations, block.rewards)
+        extra = counted["variances"][-1] - agent._score_sd**2  # the last fit's intercepts
+        if noise:
+            assert np.all(extra > 0.0), extra
+        else:
+            np.testing.assert_allclose(extra, 0.0, atol=1e-15)
