@@ -46,9 +46,8 @@ mean reward, shrunk as the intercepts, for every user. The diagonal layouts play
 ``intercept=True`` (the default with noise off or small, ``K a <= JOINT_MAX_NOISE_RATIO``) least squares on
 ``(1, x)``: the slope solves ``(S + lambda I - X X^T / N') theta = G - X R / N'`` (Schur complement of the
 intercept; ``N' = N + 2 s_N + 1`` round, ``s_N`` the count noise; Sherman-Morrison on a diagonal ``S``), with
-the ``sums`` block and the intercepts shrunk towards their common mean by an empirical-Bayes factor (their
-variance counting the released noise that reaches them through the slope, ``_intercept_noise``); otherwise a
-line through the origin per model, fitted to rewards centred at the declared midpoint or the pooled released
+the ``sums`` block and the intercepts shrunk towards their common mean by an empirical-Bayes factor; otherwise
+a line through the origin per model, fitted to rewards centred at the declared midpoint or the pooled released
 mean reward (the ``sums`` budget goes to ``moments``). Backfitted intercepts (issue 29; ``intercept=
 "backfit"``, the default with a declared range and noise on): the slope stays that line through the midpoint,
 and each model's intercept is its mean residual ``(sum r - sum p) / N'`` from the ``rewards``, ``counts`` and
@@ -603,9 +602,6 @@ class PrivateAgent(GaussianBatchedAgent):
         posterior = []  # per model: slope covariance (eigenvectors or None: the axes, variances)
         keep_vectors = self.n_models * d**2 <= GRAM_MAX_ENTRIES
         kept = np.zeros(self.n_models)  # the ridge's mean shrinkage factor of each model's slope
-        # released noise of each joint intercept through its slope: the slope's noise along the model's mean
-        # context X / N' and the sums' noise times the slope (:meth:`_intercept_noise`)
-        through_slope = np.zeros(self.n_models)
         for k in range(self.n_models):
             if self.full_gram:
                 lam = lams[k]
@@ -638,17 +634,10 @@ class PrivateAgent(GaussianBatchedAgent):
                 prior = rho * B**2 / 4.0 / (N[k] + rho) * rho / (model_values + rho * C**2)
                 spread = (unexplained / Nr[k] * rho / (model_values + lam) + prior
                           + released_noise / (model_values + lam) ** 2)
-                if self.with_intercept:
-                    along = (model_vectors.T @ X[k]) ** 2 / Nr[k] ** 2
-                    through_slope[k] = self._intercept_noise(along, released_noise / (model_values + lam) ** 2,
-                                                             theta[k], nv_x, Nr[k])
                 posterior.append((model_vectors, spread, prior) if keep_vectors or one_decomposition
                                  else (None, model_vectors**2 @ spread, model_vectors**2 @ prior))
             else:
                 theta[k] = self._screened(second, lam, X[k], Nr[k], target, noise)
-                if self.with_intercept:
-                    through_slope[k] = self._intercept_noise(X[k] ** 2 / Nr[k] ** 2, released_noise / centred**2,
-                                                             theta[k], nv_x, Nr[k])
                 posterior.append((None, noise / centred**2, rho**2 * B**2 / 4.0 / Nr[k] / centred))
         if self.pooled:  # the portfolio: play the candidate whose released out-of-sample loss is smallest
             self.estimates = {"dense": theta, "sparse": sparse, "constant": np.zeros_like(theta)}
@@ -675,9 +664,8 @@ class PrivateAgent(GaussianBatchedAgent):
                 self._intercept_sd = np.sqrt(variance) * kept * self._shrink_factor(raw, variance)
         else:
             raw = (R - np.einsum("kd,kd->k", theta, X)) / Nr
-            variance = self._score_sd**2 + through_slope
-            self.intercept = self._shrink(raw, variance)
-            self._intercept_sd = np.sqrt(variance) * self._shrink_factor(raw, variance)
+            self.intercept = self._shrink(raw, self._score_sd**2)
+            self._intercept_sd = self._score_sd * self._shrink_factor(raw, self._score_sd**2)
             centres = self.intercept + np.einsum("kd,kd->k", theta, self._centre)  # each model's mean reward
             if self.reward_range is None:  # a declared range keeps its midpoint (no clipping there)
                 self.centres = centres
@@ -713,19 +701,6 @@ class PrivateAgent(GaussianBatchedAgent):
         if passed.size:
             keep[order[: passed[-1] + 1]] = True
         return keep
-
-    @staticmethod
-    def _intercept_noise(along: np.ndarray, slope_noise: np.ndarray, theta: np.ndarray, sums_noise: float,
-                         Nr: float) -> float:
-        """Released noise variance of a joint intercept ``(R - X^T theta) / N'`` through its slope [derived]: the
-        slope's released noise ``slope_noise`` per direction along the model's mean context (``along``: the
-        squared projections of ``X / N'``), plus the noise of the released sums ``X`` (variance ``sums_noise`` per
-        coordinate) times the slope, ``sums_noise ||theta||^2 / N'^2`` (least squares on ``(1, x)``: the
-        intercept's error is the mean residual's less ``xbar^T`` times the slope's). 0 with noise off. Counted in
-        the intercepts' empirical-Bayes shrinkage: without it their spread from the slopes' noise read as a spread
-        of the arms' base rates, and an arm whose intercept fell by noise was starved (issue 40,
-        results/private_noise_sensitivity.md)."""
-        return float(along @ slope_noise) + sums_noise * float(theta @ theta) / Nr**2
 
     @staticmethod
     def _shrink_factor(intercept: np.ndarray, variance: np.ndarray) -> np.ndarray:
