@@ -237,6 +237,9 @@ def write(table: pd.DataFrame, parts: pd.DataFrame, args) -> None:
         fh.write("![regret against epsilon](private_epsilon_limit.png)\n\n")
         fh.write(markdown(wide.reset_index()) + "\n\n")
         fh.write(markdown(summary.reset_index()) + "\n\n")
+        if summary["excess slope (epsilon 8 to 1024)"].isna().any():
+            fh.write("nan: the excess over the noise-off regret is not positive at some epsilon in that range (the "
+                     "mean regret reached the noise-off one), so its log is undefined.\n\n")
         if not accuracy.empty:
             fh.write("Accuracy (mean reward per round) on the classification data:\n\n")
             fh.write(markdown(accuracy[columns].reset_index()) + "\n\n")
