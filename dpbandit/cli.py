@@ -247,8 +247,12 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     sweep = Sweep.from_file(args.config)  # every config error surfaces here, before any work
     out = Path(args.out) if args.out else default_store_dir(sweep)
     if args.dry_run:
-        done = len(Store.read(out).finished()) if (out / "manifest.json").exists() else 0
+        store = Store.read(out) if (out / "manifest.json").exists() else None
+        done = len(store.finished()) if store else 0
         print(f"sweep {sweep.name!r}: {len(sweep.cells)} cells ({done} finished) -> {out}")
+        refusal = store.code_provenance() if store else None
+        if refusal and not args.allow_code_change:
+            print(f"resuming would be refused: {refusal}; --allow-code-change resumes anyway")
         return 0
     try:
         outcome = execute(

@@ -199,6 +199,18 @@ class Store:
                 "directory out/sweeps/<name>-<hash>), or delete this one."
             )
 
+    def code_provenance(self) -> str | None:
+        """Why resuming this store with the running code would be refused (its finished cells were computed by
+        other ``dpbandit`` code, or predate code fingerprints), or ``None`` if it would not (read-only: for
+        ``dpbandit sweep --dry-run``)."""
+        current = code_fingerprint()
+        recorded = self.manifest.get("code_digest")
+        done = len(self.finished()) if recorded != current.digest else 0
+        if not done:
+            return None
+        changed = None if recorded is None else differences(self.manifest.get("code_files", {}), current.files)
+        return f"its {done} finished cells {_provenance(recorded, current.digest, changed)}"
+
     def _check_code(self, allow_code_change: bool) -> None:
         """Refuse (or, if allowed, warn about and record) resuming finished cells with other code."""
         current = code_fingerprint()
@@ -214,13 +226,12 @@ class Store:
             )
             _write_json(self.root / MANIFEST, self.manifest)
             return
-        files = self.manifest.get("code_files", {})
-        changed = None if recorded is None else differences(files, current.files)
+        changed = None if recorded is None else differences(self.manifest.get("code_files", {}), current.files)
         if not allow_code_change:
             raise CodeChangeError(self.root, done, recorded, current.digest, changed)
-        what = f"its {done} finished cells {_provenance(recorded, current.digest, changed)}"
         warnings.warn(
-            f"{self.root}: resuming although {what}; the resumed cells may differ from the finished ones "
+            f"{self.root}: resuming although {self.code_provenance()}; the resumed cells may differ from the "
+            "finished ones "
             f"(recorded in {MANIFEST} under resumed_with_code).",
             UserWarning,
             stacklevel=3,

@@ -159,6 +159,22 @@ def test_the_cli_flag_reaches_the_store(interrupted, ran, monkeypatch, capsys, w
     assert len(_manifest(store_dir)["resumed_with_code"]) == 1
 
 
+def test_a_dry_run_says_that_resuming_would_be_refused(interrupted, ran, monkeypatch, capsys, write_yaml, tmp_path):
+    sweep, store_dir = interrupted
+    path = write_yaml(tmp_path / "code.yaml", CONFIG)
+    command = ["sweep", str(path), "--out", str(store_dir), "--dry-run"]
+    assert main(command) == 0
+    assert "refused" not in capsys.readouterr().out  # the same code: nothing to say
+    monkeypatch.setattr("dpbandit.sweep.store.code_fingerprint", lambda: _other_code("agents/uniform.py"))
+    assert main(command) == 0
+    out = capsys.readouterr().out
+    assert "3 cells (2 finished)" in out and "resuming would be refused: its 2 finished cells" in out
+    assert "agents/uniform.py (changed)" in out and "--allow-code-change" in out
+    assert main([*command, "--allow-code-change"]) == 0
+    assert "refused" not in capsys.readouterr().out
+    assert ran == [] and "resumed_with_code" not in _manifest(store_dir)  # read-only
+
+
 def test_the_fingerprint_follows_the_source_files(tmp_path):
     package = tmp_path / "pkg"
     (package / "sub").mkdir(parents=True)
