@@ -110,6 +110,11 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", type=Path, default=STORE,
                         help="parent directory of the sweep stores (default out/sweeps); each config "
                              "gets <store>/<name>-<hash8>, and re-running a command resumes it")
+    add_code_change_option(parser)
+
+
+def add_code_change_option(parser: argparse.ArgumentParser) -> None:
+    """``--allow-code-change``, for every sim that resumes sweep stores (pass it on to :func:`sweep`)."""
     parser.add_argument("--allow-code-change", action="store_true",
                         help="resume stores whose finished cells were computed by other dpbandit code "
                              "(warned, and recorded in their manifests)")

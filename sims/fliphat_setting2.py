@@ -35,7 +35,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from fig5_1 import RESULTS, STORE, command_line, markdown, shown, sweep, write_csv  # noqa: E402
+from fig5_1 import (  # noqa: E402
+    RESULTS, STORE, add_code_change_option, command_line, markdown, shown, sweep, write_csv,
+)
 
 from dpbandit.agents import agent_class  # noqa: E402
 from dpbandit.harness import final_regret_table, seeding  # noqa: E402
@@ -170,9 +172,7 @@ def main() -> None:
     parser.add_argument("--diagnosis-seeds", type=int, default=3)
     parser.add_argument("--root-seed", type=int, default=2024)
     parser.add_argument("--store", type=Path, default=STORE)
-    parser.add_argument("--allow-code-change", action="store_true",
-                        help="resume stores whose finished cells were computed by other dpbandit code "
-                             "(warned, and recorded in their manifests)")
+    add_code_change_option(parser)
     args = parser.parse_args()
     horizon = 2000 if args.quick else 10_000
     plan = ((400, 2),) if args.quick else ((400, args.seeds_400), (4000, args.seeds_4000))

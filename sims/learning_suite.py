@@ -65,7 +65,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from fig5_1 import RESULTS, command_line, markdown, shown, write_csv  # noqa: E402
+from fig5_1 import RESULTS, add_code_change_option, command_line, markdown, shown, write_csv  # noqa: E402
 from fliphat_setting2 import env_kwargs as fliphat_env  # noqa: E402
 from real_data import ALIASES, is_private  # noqa: E402
 
@@ -502,8 +502,7 @@ def main() -> None:
     )
     parser.add_argument("--root-seed", type=int, default=2311)
     parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
-    parser.add_argument("--allow-code-change", action="store_true",
-                        help="resume stores whose finished cells were computed by other dpbandit code (warned)")
+    add_code_change_option(parser)
     args = parser.parse_args()
     args.stem = "learning_suite_quick" if args.quick else "learning_suite"
     args.seeds_override, args.horizon_override = (2, 2_000) if args.quick else (None, None)

@@ -19,7 +19,9 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from fig5_1 import ENV_ID, RESULTS, command_line, markdown, shown, sweep, write_csv  # noqa: E402
+from fig5_1 import (  # noqa: E402
+    ENV_ID, RESULTS, add_code_change_option, command_line, markdown, shown, sweep, write_csv,
+)
 
 from dpbandit.harness import final_regret_table  # noqa: E402
 
@@ -50,9 +52,7 @@ def main() -> None:
     parser.add_argument("--horizon", type=int, default=10_000)
     parser.add_argument("--root-seed", type=int, default=2022)
     parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
-    parser.add_argument("--allow-code-change", action="store_true",
-                        help="resume stores whose finished cells were computed by other dpbandit code "
-                             "(warned, and recorded in their manifests)")
+    add_code_change_option(parser)
     args = parser.parse_args()
     config = {"name": "noise_off", "root_seed": args.root_seed, "seeds": args.seeds, "n_points": 4,
               "grid": {"agent": AGENTS, "env_id": ENV_ID, "horizon": args.horizon}}

@@ -30,7 +30,9 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
-from fig5_1 import ENV_ID, RESULTS, command_line, markdown, shown, sweep, write_csv  # noqa: E402
+from fig5_1 import (  # noqa: E402
+    ENV_ID, RESULTS, add_code_change_option, command_line, markdown, shown, sweep, write_csv,
+)
 
 from dpbandit.harness import t_interval  # noqa: E402
 from dpbandit.sweep import Sweep  # noqa: E402
@@ -138,9 +140,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--root-seed", type=int, default=2022)
     parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
-    parser.add_argument("--allow-code-change", action="store_true",
-                        help="resume stores whose finished cells were computed by other dpbandit code "
-                             "(warned, and recorded in their manifests)")
+    add_code_change_option(parser)
     parser.add_argument("--added-only", action="store_true",
                         help="run only the ADDED agents' sweeps; take the other agents' rows from the existing CSV")
     args = parser.parse_args()

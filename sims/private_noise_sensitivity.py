@@ -70,9 +70,9 @@ def blocks(seeds: int, workers: int) -> pd.DataFrame:
 
 def interpolated_quantile(epsilon: float) -> float:
     """The reward clip's quantile before the switch at negligible noise: ``0.5 + 0.49 / (1 + a T)``."""
-    probe = PrivateAgent(ENV["n_arms"], ENV["dim"], rng=np.random.default_rng(0), horizon=HORIZON, epsilon=epsilon)
-    return 0.5 + (defaults.NOISE_OFF_REWARD_QUANTILE - 0.5) * defaults.one_round_weight(probe.noise_ratio,
-                                                                                          horizon=HORIZON)
+    probe = PrivateAgent(ENV["n_arms"], ENV["dim"], rng=np.random.default_rng(0), horizon=HORIZON,
+                         epsilon=epsilon)
+    return defaults.interpolated_reward_quantile(probe.noise_ratio, horizon=HORIZON)
 
 
 def fading(seeds: int, workers: int) -> pd.DataFrame:
@@ -137,7 +137,8 @@ def main() -> None:
     by_block, fades = blocks(args.seeds, args.workers), fading(args.seeds, args.workers)
     traced = starvation(args.trace_seeds)
     pd.concat([by_block.assign(table="blocks"), fades.assign(table="fading")]).assign(
-        seeds=args.seeds, command=command_line()).to_csv(RESULTS / "private_noise_sensitivity.csv", index=False)
+        seeds=args.seeds, command=command_line()
+    ).to_csv(RESULTS / "private_noise_sensitivity.csv", index=False)
     with open(RESULTS / "private_noise_sensitivity.md", "w") as fh:
         fh.write("# `private`'s noise-off forms under a little noise\n\n"
                  f"Command: `{command_line()}` (`dpbandit/LinearBandit-v0`, K = 20, d = 25, T = 2 x 10^4, root "

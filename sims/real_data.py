@@ -37,7 +37,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from fig5_1 import RESULTS, command_line, markdown, shown, write_csv  # noqa: E402
+from fig5_1 import RESULTS, add_code_change_option, command_line, markdown, shown, write_csv  # noqa: E402
 
 from dpbandit.agents import AGENTS as REGISTERED  # noqa: E402
 from dpbandit.agents import agent_class  # noqa: E402
@@ -221,9 +221,7 @@ def main() -> None:
     parser.add_argument("--report", action="store_true", help="compute nothing: tabulate the finished cells")
     parser.add_argument("--root-seed", type=int, default=2211)
     parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
-    parser.add_argument("--allow-code-change", action="store_true",
-                        help="resume stores whose finished cells were computed by other dpbandit code "
-                             "(warned, and recorded in their manifests)")
+    add_code_change_option(parser)
     args = parser.parse_args()
     horizons, seeds, grid = (
         ((2_000,), 2, (1.0,)) if args.quick else (tuple(int(h.partition(":")[0]) for h in args.horizons),

@@ -47,7 +47,9 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
-from fig5_1 import RESULTS, command_line, markdown, shown, sweep, write_csv  # noqa: E402
+from fig5_1 import (  # noqa: E402
+    RESULTS, add_code_change_option, command_line, markdown, shown, sweep, write_csv,
+)
 
 from dpbandit.harness import final_regret_table  # noqa: E402
 
@@ -269,9 +271,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="T = 1,000 (smoke run)")
     parser.add_argument("--root-seed", type=int, default=0)
     parser.add_argument("--store", type=Path, default=Path("out/sweeps"))
-    parser.add_argument("--allow-code-change", action="store_true",
-                        help="resume stores whose finished cells were computed by other dpbandit code "
-                             "(warned, and recorded in their manifests)")
+    add_code_change_option(parser)
     parser.add_argument("--agents", nargs="+", default=None,
                         help="run only the private agents with these labels (others keep their previous rows)")
     args = parser.parse_args()

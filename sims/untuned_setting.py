@@ -24,7 +24,9 @@ from pathlib import Path  # noqa: E402
 
 import pandas as pd  # noqa: E402
 
-from fig5_1 import ENV_ID, RESULTS, command_line, markdown, shown, sweep, write_csv  # noqa: E402
+from fig5_1 import (  # noqa: E402
+    ENV_ID, RESULTS, add_code_change_option, command_line, markdown, shown, sweep, write_csv,
+)
 
 from dpbandit.harness import final_regret_table, plot_regret  # noqa: E402
 
@@ -64,9 +66,7 @@ def main() -> None:
     parser.add_argument("--horizon", type=int, default=100_000)
     parser.add_argument("--root-seed", type=int, default=2022)
     parser.add_argument("--store", type=Path, default=RESULTS.parent / "out" / "sweeps")
-    parser.add_argument("--allow-code-change", action="store_true",
-                        help="resume stores whose finished cells were computed by other dpbandit code "
-                             "(warned, and recorded in their manifests)")
+    add_code_change_option(parser)
     args = parser.parse_args()
     horizon, seeds = (5_000, 2) if args.quick else (args.horizon, args.seeds)
     stem = "untuned_setting_quick" if args.quick else "untuned_setting"

@@ -63,8 +63,10 @@ class CodeChangeError(StoreError):
     ) -> None:
         self.root, self.done, self.recorded = root, done, recorded
         self.current, self.changed = current, changed
+        #: What the finished cells were computed by, as the messages say it.
+        self.provenance = f"its {done} finished cells {_provenance(recorded, current, changed)}"
         super().__init__(
-            f"{root}: its {done} finished cells {_provenance(recorded, current, changed)}. Resuming would "
+            f"{root}: {self.provenance}. Resuming would "
             "mix them with cells of this code: use another output directory, delete this one, or resume "
             "anyway with allow_code_change=True (dpbandit sweep --allow-code-change), in which case the "
             "resumed cells may differ from the finished ones."
@@ -203,22 +205,30 @@ class Store:
         """Why resuming this store with the running code would be refused (its finished cells were computed by
         other ``dpbandit`` code, or predate code fingerprints), or ``None`` if it would not (read-only: for
         ``dpbandit sweep --dry-run``)."""
+        refusal = self._code_change()
+        return None if refusal is None else refusal.provenance
+
+    def _code_change(self) -> CodeChangeError | None:
+        """The refusal to resume this store's finished cells with the running code, or ``None`` (the same code,
+        or nothing finished)."""
         current = code_fingerprint()
         recorded = self.manifest.get("code_digest")
-        done = len(self.finished()) if recorded != current.digest else 0
+        if recorded == current.digest:
+            return None
+        done = len(self.finished())
         if not done:
             return None
-        changed = None if recorded is None else differences(self.manifest.get("code_files", {}), current.files)
-        return f"its {done} finished cells {_provenance(recorded, current.digest, changed)}"
+        files = self.manifest.get("code_files", {})
+        changed = None if recorded is None else differences(files, current.files)
+        return CodeChangeError(self.root, done, recorded, current.digest, changed)
 
     def _check_code(self, allow_code_change: bool) -> None:
         """Refuse (or, if allowed, warn about and record) resuming finished cells with other code."""
         current = code_fingerprint()
-        recorded = self.manifest.get("code_digest")
-        if recorded == current.digest:
+        if self.manifest.get("code_digest") == current.digest:
             return
-        done = len(self.finished())
-        if not done:  # nothing to mix: the store is this code's now
+        refusal = self._code_change()
+        if refusal is None:  # nothing finished, nothing to mix: the store is this code's now
             self.manifest.update(  # a copy: the manifest never shares the cached fingerprint's dict
                 dpbandit_version=dpbandit.__version__,
                 code_digest=current.digest,
@@ -226,17 +236,15 @@ class Store:
             )
             _write_json(self.root / MANIFEST, self.manifest)
             return
-        changed = None if recorded is None else differences(self.manifest.get("code_files", {}), current.files)
         if not allow_code_change:
-            raise CodeChangeError(self.root, done, recorded, current.digest, changed)
+            raise refusal
         warnings.warn(
-            f"{self.root}: resuming although {self.code_provenance()}; the resumed cells may differ from the "
-            "finished ones "
-            f"(recorded in {MANIFEST} under resumed_with_code).",
+            f"{self.root}: resuming although {refusal.provenance}; the resumed cells may differ from the "
+            f"finished ones (recorded in {MANIFEST} under resumed_with_code).",
             UserWarning,
             stacklevel=3,
         )
-        resumed = {"code_digest": current.digest, "time": _now(), "changed": changed}
+        resumed = {"code_digest": current.digest, "time": _now(), "changed": refusal.changed}
         self.manifest.setdefault("resumed_with_code", []).append(resumed)
         _write_json(self.root / MANIFEST, self.manifest)
 

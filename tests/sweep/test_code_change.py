@@ -159,7 +159,8 @@ def test_the_cli_flag_reaches_the_store(interrupted, ran, monkeypatch, capsys, w
     assert len(_manifest(store_dir)["resumed_with_code"]) == 1
 
 
-def test_a_dry_run_says_that_resuming_would_be_refused(interrupted, ran, monkeypatch, capsys, write_yaml, tmp_path):
+def test_a_dry_run_says_that_resuming_would_be_refused(interrupted, ran, monkeypatch, capsys, write_yaml,
+                                                       tmp_path):
     sweep, store_dir = interrupted
     path = write_yaml(tmp_path / "code.yaml", CONFIG)
     command = ["sweep", str(path), "--out", str(store_dir), "--dry-run"]

@@ -779,8 +779,9 @@ class PrivateAgent(GaussianBatchedAgent):
 
     def _contend(self, counts: np.ndarray, count_noise: float) -> None:
         """The arms the exploring share plays next (none with one model or ``certify=None``): those the latest
-        batch's greedy play starved (its released ``counts``, noise std ``count_noise``) (:func:`~dpbandit.agents.batched.elimination.starved`) whose base-rate
-        bounds, in certified rows at ``certify`` std, still reach the best lower bound
+        batch's greedy play starved (its released ``counts``, noise std ``count_noise``;
+        :func:`~dpbandit.agents.batched.elimination.starved`) whose base-rate bounds, in certified rows at
+        ``certify`` std, still reach the best lower bound
         (:func:`~dpbandit.agents.batched.elimination.base_rate_bounds`, private successive elimination)."""
         if self.n_models < 2 or self.certify is None:
             return

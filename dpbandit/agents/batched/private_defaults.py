@@ -26,9 +26,10 @@ from dpbandit import _validate
 from dpbandit.agents.batched.base import BatchSchedule
 
 __all__ = ["JOINT_MAX_NOISE_RATIO", "NOISE_OFF_PRIOR_EXPLORATION", "NOISE_OFF_REWARD_QUANTILE",
-           "PER_MODEL_MAX_NOISE_RATIO", "SCHEDULES", "effective_releases", "joint_intercept", "noise_negligible",
-           "noise_ratio", "noise_share", "one_round_weight", "per_model_grams", "prior_exploration",
-           "reward_quantile", "ridge_noise_norm", "schedule", "spectral_weight"]
+           "PER_MODEL_MAX_NOISE_RATIO", "SCHEDULES", "effective_releases", "interpolated_reward_quantile",
+           "joint_intercept", "noise_negligible", "noise_ratio", "noise_share", "one_round_weight",
+           "per_model_grams", "prior_exploration", "reward_quantile", "ridge_noise_norm", "schedule",
+           "spectral_weight"]
 
 #: Default ``prior_exploration`` with noise off [Fill; measured, docs/batched_agents.md "Many arms"]: greedy
 #: least squares starved arms whose first estimates lost (``LinearBandit-v0``, 20 arms, d = 25: 8 of 20 arms
@@ -143,6 +144,11 @@ def reward_quantile(ratio: float, *, horizon: int | None, n_models: int) -> floa
     82 against 17 at epsilon 1024 (where the noise is not negligible)."""
     if horizon is not None and noise_negligible(ratio, horizon=horizon, n_models=n_models):
         return NOISE_OFF_REWARD_QUANTILE
+    return interpolated_reward_quantile(ratio, horizon=horizon)
+
+
+def interpolated_reward_quantile(ratio: float, *, horizon: int | None) -> float:
+    """``0.5 + (q_off - 0.5) w``, ``w`` the :func:`one_round_weight`: :func:`reward_quantile` below its switch."""
     return 0.5 + (NOISE_OFF_REWARD_QUANTILE - 0.5) * one_round_weight(ratio, horizon=horizon)
 
 
