@@ -263,7 +263,8 @@ def write(table: pd.DataFrame, parts: pd.DataFrame, args) -> None:
         fh.write(f"# `private` as epsilon grows\n\nCommands: {commands} (root seed {args.root_seed}; seeds per "
                  f"setting {dict(zip(table.setting, table.seeds))}; T = 10^4, 2 x 10^4 on LinearBandit; mean "
                  "final regret; half-widths of the 95% intervals in `private_epsilon_limit.csv`; LinUCB with an "
-                 "intercept on the classification data, `centring='intercept'`, as published elsewhere)\n\n")
+                 "intercept on the classification data, `centring='intercept'`, as published elsewhere; "
+                 "`--seeds 0 --decomposition-seeds 0` re-renders this page from the CSVs)\n\n")
         fh.write("![regret against epsilon](private_epsilon_limit.png)\n\n")
         fh.write(markdown(wide.reset_index()) + "\n\n")
         fh.write(markdown(summary.reset_index()) + "\n\n")
