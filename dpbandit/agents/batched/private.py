@@ -59,7 +59,8 @@ learning (digits at T = 10^4: accuracy 0.33 against 0.49). Play is greedy on ``i
 ``exploration > 0`` perturbs each score by that many of its posterior standard errors (Thompson sampling:
 the slope's covariance ``V diag(spread) V^T`` from the ridge's eigenvectors where a Gram is kept, the fit's
 residual variance times ``(S + lambda I)^{-1}`` plus the released noise through its square; the diagonal
-elsewhere);
+elsewhere; by default 0.5 with one feature and a model per arm, the plain multi-armed bandit, where greedy play
+put whole batches on a noisy lead: ``ONE_FEATURE_EXPLORATION``);
 ``prior_exploration > 0`` by that many standard errors of one prior round of reward variance ``B^2 / 4`` alone
 (``(rho B^2 / 4 (N + rho)) rho (S + rho C^2 I)^{-1}`` where a Gram is kept: the ridge's and the count's noise
 terms are no information, so they do not narrow it; large for a model without data, fading as ``1 / N``; default
@@ -160,6 +161,17 @@ CANDIDATES = ("dense", "sparse", "constant")
 #: (digits at T = 10^4, 5 seeds, root 2911: accuracy 0.47 -> 0.41, two seeds at 0.26 and 0.28; item-1
 #: imbalanced 0.592 -> 0.578).
 DEFAULT_CANDIDATES = ("dense", "sparse")
+#: Default ``exploration`` with one feature and one model per arm [Fill; measured, docs/batched_agents.md "Issue
+#: 40 item 3: Thompson draws with one feature"]: the plain multi-armed bandit's constant context gives greedy play
+#: nothing to split a batch by, so a whole batch went to the arm whose released estimate led, and a lead made of
+#: noise locked in bad arms. Per-user draws from the posterior (batched Thompson sampling, Kalkanli and Ozgur
+#: 2021) split a batch by each arm's chance of being best. Five arms, 50 seeds, roots 0 and 1, seeds above half of
+#: random's regret: 3 and 5 greedy; 0 and 2 at 0.35, 1 and 1 at 0.5, 0 and 1 at 0.7, 1 and 0 at 1.0, with mean
+#: regret 266, 272, 278 and 302 (greedy 285); 0.5 keeps the three-arm mean within 2x ``private-etc``'s (148;
+#: 156 at 0.7). With more features greedy play is split by the contexts (it is rate-optimal under covariate
+#: diversity, Bastani, Bayati and Khosravi 2021) and the draws cost at epsilon 1 (0.5: Figure 5.1 302 -> 344,
+#: digits 4,987 -> 5,890, 10 seeds, root 29), so there the default stays 0.
+ONE_FEATURE_EXPLORATION = 0.5
 #: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
 #: Largest ``d^2`` for which the pooled Gram is kept (2^22 floats, 32 MB; ``d <= 2048``) [Fill].
@@ -210,7 +222,8 @@ class PrivateAgent(GaussianBatchedAgent):
             0.99 reward clip and the noise-off schedule) or where ``K noise_ratio <= JOINT_MAX_NOISE_RATIO``
             (:func:`~dpbandit.agents.batched.private_defaults.joint_intercept`), else ``"backfit"`` under a
             declared reward range, else ``"none"``.
-        exploration: scale of the Thompson perturbation of the scores (0 = greedy, the default).
+        exploration: scale of the Thompson perturbation of the scores by their posterior std (0 = greedy;
+            default ``ONE_FEATURE_EXPLORATION`` with one feature and more than one model, else 0).
         prior_exploration: scale of the perturbation by one prior round's posterior spread (default:
             :func:`~dpbandit.agents.batched.private_defaults.prior_exploration` of the noise ratio, 0.7 with
             noise off, about 0.1 or less at epsilon 1).
@@ -243,7 +256,7 @@ class PrivateAgent(GaussianBatchedAgent):
         second_moments: str | None = None,
         fdr: float = 0.2,
         intercept: bool | str | None = None,
-        exploration: float = 0.0,
+        exploration: float | None = None,
         prior_exploration: float | None = None,
         estimator: str | None = None,
         candidates: tuple[str, ...] | None = None,
@@ -254,11 +267,14 @@ class PrivateAgent(GaussianBatchedAgent):
     ) -> None:
         n_arms, dim = _validate.integer(n_arms=n_arms, minimum=1), _validate.integer(dim=dim, minimum=1)
         self.fdr = _validate.probability(fdr=fdr)
-        self.exploration = _validate.nonnegative(exploration=exploration)
         noise_off = not kwargs.get("noise", True)
         #: The run's noise ratio ``a`` (:func:`~dpbandit.agents.batched.private_defaults.noise_ratio`): 0 with
         #: noise off, ``inf`` without a horizon; the defaults below are functions of it (issue 40 item 2).
         models = n_arms if self.observation_model == "shared" else 1
+        #: Scale of the Thompson perturbation by the posterior (module docstring; ``ONE_FEATURE_EXPLORATION``
+        #: with one feature and a model per arm, else 0: greedy).
+        self.exploration = _validate.nonnegative(exploration=(
+            (ONE_FEATURE_EXPLORATION if dim == 1 and models > 1 else 0.0) if exploration is None else exploration))
         self.noise_ratio = self._noise_ratio(models, dim, horizon, kwargs)
         # the noise-off form of the discrete choices, where the noise is below one round's contribution
         limit = noise_off or horizon is not None and defaults.noise_negligible(

@@ -13,7 +13,8 @@ import pytest
 from batched_helpers import Recorder, assert_scale, rounds, statistics
 
 from dpbandit.agents import agent_class
-from dpbandit.agents.batched.private import CANDIDATES, PrivateAgent, PrivateAgentPerArm
+from dpbandit.agents.batched.private import (CANDIDATES, ONE_FEATURE_EXPLORATION, PrivateAgent,
+                                             PrivateAgentPerArm)
 from dpbandit.agents.uniform import RandomAgent, RandomPerArmAgent
 from dpbandit.harness import run
 from dpbandit.privacy import accounting
@@ -189,6 +190,32 @@ def test_noise_off_prior_exploration_stops_arms_starving() -> None:
              env_kwargs={"n_arms": 12, "dim": 10}, progress=False, n_points=5)
     final = df.groupby(["agent", "seed"])["cumulative_regret"].last().unstack("agent")
     assert np.all(final["default"] < 0.7 * final["greedy"]), final
+
+
+def test_one_feature_draws_split_a_batch() -> None:
+    """Issue 40 item 3: with one feature and a model per arm (the plain multi-armed bandit's constant context) the
+    default Thompson draws split the users of a batch among the arms; greedy play (``exploration=0``, the default
+    with more features or one model) sends them all to one arm."""
+    rng = np.random.default_rng(5)
+    assert PrivateAgent(3, 1, rng=rng, horizon=5_000).exploration == ONE_FEATURE_EXPLORATION
+    assert PrivateAgent(3, 1, rng=rng, horizon=5_000, noise=False).exploration == ONE_FEATURE_EXPLORATION
+    assert PrivateAgent(3, 2, rng=rng, horizon=5_000).exploration == 0.0
+    assert PrivateAgentPerArm(3, 1, rng=rng, horizon=5_000).exploration == 0.0
+    assert PrivateAgent(3, 1, rng=rng, horizon=5_000, exploration=0.0).exploration == 0.0
+    users = np.ones((500, 1))
+    played = {}
+    for exploration in (None, 0.0):
+        agent = PrivateAgent(3, 1, rng=np.random.default_rng(1), horizon=5_000, epsilon=1.0,
+                             reward_range=(0.0, 1.0), first_batch=300, exploration=exploration)
+        means = np.array([0.3, 0.5, 0.7])
+        draws = np.random.default_rng(2)
+        for _ in range(300):  # the first batch, then its release
+            arm = agent.act(np.ones(1))
+            agent.update(np.ones(1), arm, float(draws.random() < means[arm]))
+        assert agent.batch == 1
+        played[exploration] = np.argmax(agent.scores(users), axis=1)
+    assert np.unique(played[0.0]).size == 1
+    assert np.unique(played[None]).size > 1 and np.bincount(played[None]).max() < 0.95 * len(users)
 
 
 def test_noise_off_is_within_twice_linucbs_regret_with_many_arms() -> None:
