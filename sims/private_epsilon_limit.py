@@ -196,7 +196,7 @@ def noise_scale(horizon: int) -> pd.Series:
     """Per epsilon of ``EPSILONS``, the noise std of a Gaussian release at the default delta for ``horizon`` users
     relative to epsilon 1's (``gaussian_multiplier``, PLD-calibrated; every block's std is this times its fixed
     sensitivity over the square root of its share). At a fixed delta it falls as about epsilon^-0.87 below 8
-    and epsilon^-0.67 from 8 to 1024, not as 1 / epsilon: the Gaussian mechanism's privacy loss grows with the
+    and epsilon^-0.66 from 8 to 1024, not as 1 / epsilon: the Gaussian mechanism's privacy loss grows with the
     square of its signal-to-noise ratio."""
     delta = default_delta(horizon)
     return pd.Series({f"epsilon {e:g}": gaussian_multiplier(e, delta) / gaussian_multiplier(1.0, delta)
@@ -222,6 +222,13 @@ def slopes(regrets: pd.Series, off: float, noise: pd.Series) -> dict[str, float]
             "excess slope against the noise std (epsilon 8 to 1024)": log_slope(std, excess)}
 
 
+def proportional(regrets: pd.Series, noise: pd.Series) -> pd.Series:
+    """Per epsilon of ``EPSILONS``: the noise-off regret plus the excess at epsilon 8 carried in proportion to the
+    noise std (the grey line of the plot)."""
+    off, names = regrets["noise off"], [f"epsilon {e:g}" for e in EPSILONS]
+    return off + (regrets["epsilon 8"] - off) * noise[names] / noise["epsilon 8"]
+
+
 def write(table: pd.DataFrame, parts: pd.DataFrame, args) -> None:
     columns = [f"epsilon {e:g}" for e in EPSILONS] + ["noise off", "LinUCB"]
     wide = table.pivot(index="setting", columns="agent", values="regret")[columns]
@@ -232,10 +239,10 @@ def write(table: pd.DataFrame, parts: pd.DataFrame, args) -> None:
         "epsilon 1024 / noise off": wide["epsilon 1024"] / wide["noise off"],
         "epsilon 16384 / noise off": wide["epsilon 16384"] / wide["noise off"],
     }).join(pd.DataFrame({s: slopes(wide.loc[s], wide.loc[s, "noise off"], noise.loc[s]) for s in wide.index}).T)
-    proportional = pd.DataFrame({e: 1.0 + (wide["epsilon 8"] / wide["noise off"] - 1.0) * noise[f"epsilon {e}"]
-                                 / noise["epsilon 8"] for e in (64, 1024)})
-    summary = summary.join(proportional.rename(columns=lambda e: f"epsilon {e} / noise off, excess in "
-                                                                 "proportion to the noise std from epsilon 8"))
+    carried = pd.DataFrame({s: proportional(wide.loc[s], noise.loc[s]) for s in wide.index}).T
+    summary = summary.join(pd.DataFrame({
+        f"epsilon {e} / noise off, excess in proportion to the noise std from epsilon 8":
+            carried[f"epsilon {e}"] / wide["noise off"] for e in (64, 1024)}))
     accuracy = table.dropna(subset=["accuracy"]).pivot(index="setting", columns="agent", values="accuracy")
     # the plot: regret against epsilon, log-log, noise off and LinUCB as lines
     fig, axes = plt.subplots(1, len(wide), figsize=(4.2 * len(wide), 3.8))
@@ -244,10 +251,7 @@ def write(table: pd.DataFrame, parts: pd.DataFrame, args) -> None:
         ax.errorbar(EPSILONS, [row[f"epsilon {e:g}"] for e in EPSILONS],
                     yerr=[half[f"epsilon {e:g}"] for e in EPSILONS], marker="o", label="private")
         ax.axhline(row["noise off"], color="k", ls="--", label="private, noise off")
-        # the excess at epsilon 8 carried down in proportion to the noise std
-        excess_8 = row["epsilon 8"] - row["noise off"]
-        ax.plot(EPSILONS, [row["noise off"] + excess_8 * noise.loc[setting, f"epsilon {e:g}"]
-                           / noise.loc[setting, "epsilon 8"] for e in EPSILONS], color="grey", ls="-.", lw=1,
+        ax.plot(EPSILONS, carried.loc[setting].to_numpy(float), color="grey", ls="-.", lw=1,
                 label="excess in proportion to the noise std, from epsilon 8")
         ax.axhline(row["LinUCB"], color="tab:red", ls=":", label="LinUCB (not private)")
         ax.set(xscale="log", yscale="log", xlabel="epsilon", title=setting)
