@@ -49,7 +49,7 @@ intercept; ``N' = N + 2 s_N + 1`` round, ``s_N`` the count noise; Sherman-Morris
 the ``sums`` block and the intercepts shrunk towards their common mean by an empirical-Bayes factor; otherwise
 a line through the origin per model, fitted to rewards centred at the declared midpoint or the pooled released
 mean reward (the ``sums`` budget goes to ``moments``). Backfitted intercepts (issue 29; ``intercept=
-"backfit"``, the default with a declared range and noise on): the slope stays that line through the midpoint,
+"backfit"``, the default with a declared range, noise on and more than one feature): the slope stays that line through the midpoint,
 and each model's intercept is its mean residual ``(sum r - sum p) / N'`` from the ``rewards``, ``counts`` and
 ``predictions`` releases (a midpoint-centred line cannot represent an arm's base rate, its class prior),
 shrunk by the same empirical-Bayes factor and then, around their mean, by the ridge's mean shrinkage factor
@@ -60,7 +60,7 @@ learning (digits at T = 10^4: accuracy 0.33 against 0.49). Play is greedy on ``i
 the slope's covariance ``V diag(spread) V^T`` from the ridge's eigenvectors where a Gram is kept, the fit's
 residual variance times ``(S + lambda I)^{-1}`` plus the released noise through its square; the diagonal
 elsewhere; by default 0.5 with one feature and a model per arm, the plain multi-armed bandit, where greedy play
-put whole batches on a noisy lead: ``ONE_FEATURE_EXPLORATION``);
+put whole batches on a noisy lead: ``ONE_FEATURE_EXPLORATION``, the one-feature form);
 ``prior_exploration > 0`` by that many standard errors of one prior round of reward variance ``B^2 / 4`` alone
 (``(rho B^2 / 4 (N + rho)) rho (S + rho C^2 I)^{-1}`` where a Gram is kept: the ridge's and the count's noise
 terms are no information, so they do not narrow it; large for a model without data, fading as ``1 / N``; default
@@ -161,16 +161,20 @@ CANDIDATES = ("dense", "sparse", "constant")
 #: (digits at T = 10^4, 5 seeds, root 2911: accuracy 0.47 -> 0.41, two seeds at 0.26 and 0.28; item-1
 #: imbalanced 0.592 -> 0.578).
 DEFAULT_CANDIDATES = ("dense", "sparse")
-#: Default ``exploration`` with one feature and one model per arm [Fill; measured, docs/batched_agents.md "Issue
-#: 40 item 3: Thompson draws with one feature"]: the plain multi-armed bandit's constant context gives greedy play
-#: nothing to split a batch by, so a whole batch went to the arm whose released estimate led, and a lead made of
-#: noise locked in bad arms. Per-user draws from the posterior (batched Thompson sampling, Kalkanli and Ozgur
-#: 2021) split a batch by each arm's chance of being best. Five arms, 50 seeds, roots 0 and 1, seeds above half of
-#: random's regret: 3 and 5 greedy; 0 and 2 at 0.35, 1 and 1 at 0.5, 0 and 1 at 0.7, 1 and 0 at 1.0, with mean
-#: regret 266, 272, 278 and 302 (greedy 285); 0.5 keeps the three-arm mean within 2x ``private-etc``'s (148;
-#: 156 at 0.7). With more features greedy play is split by the contexts (it is rate-optimal under covariate
-#: diversity, Bastani, Bayati and Khosravi 2021) and the draws cost at epsilon 1 (0.5: Figure 5.1 302 -> 344,
-#: digits 4,987 -> 5,890, 10 seeds, root 29), so there the default stays 0.
+#: The one-feature form (one feature and a model per arm: the plain multi-armed bandit's constant context) [Fill;
+#: measured, docs/batched_agents.md "Issue 40 item 3: the one-feature form"]: ``exploration`` this default, no
+#: backfitted intercept, no private choice (the dense ridge). (1) The constant context gives greedy play nothing to
+#: split a batch by, so a whole batch went to the arm whose released estimate led, and a lead made of noise locked
+#: in bad arms; per-user draws from the posterior (batched Thompson sampling, Kalkanli and Ozgur 2021) split a
+#: batch by each arm's chance of being best. (2) The slope on a constant feature is each arm's base rate, so a
+#: backfitted intercept only adds the ``predictions`` block's noise and its shrinkage. (3) With one coordinate the
+#: screen keeps or drops the only feature, so the private choice's block is budget lost. Five arms, 50 seeds, roots
+#: 0 and 1, mean regret / seeds above half of random's: greedy 292 / 3 and 279 / 5; the draws (0.5) 275 / 1 and 268
+#: / 1; the form 228 / 0 and 249 / 0 (``private-etc`` 159 and 163). Scale of the draws, before (2) and (3): seeds
+#: above half 0 and 2 at 0.35, 1 and 1 at 0.5, 0 and 1 at 0.7, 1 and 0 at 1.0; with the form 0.35 and 0.5 are
+#: within the seeds' noise. With more features greedy play is split by the contexts (it is rate-optimal under
+#: covariate diversity, Bastani, Bayati and Khosravi 2021) and the draws cost at epsilon 1 (0.5: Figure 5.1 302
+#: -> 344, digits 4,987 -> 5,890, 10 seeds, root 29), so there the default stays 0.
 ONE_FEATURE_EXPLORATION = 0.5
 #: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
@@ -211,7 +215,8 @@ class PrivateAgent(GaussianBatchedAgent):
             :meth:`_second_moments`).
         estimator: the pooled layout's candidate played, ``"dense"``, ``"sparse"`` or ``"constant"`` (the
             per-arm constant, more than one model) (default ``None``: chosen among ``candidates`` from their
-            released losses; a fixed choice drops that block).
+            released losses, ``"dense"`` in the one-feature form, ``ONE_FEATURE_EXPLORATION``; a fixed choice
+            drops that block).
         candidates: the portfolio the pooled layout chooses from, names of ``CANDIDATES`` with ``"dense"``
             among them (default ``DEFAULT_CANDIDATES``, dense and sparse; ``"constant"`` adds best-arm play).
         fdr: Benjamini-Hochberg level of the coordinate screen (diagonal and isotropic layouts).
@@ -221,9 +226,11 @@ class PrivateAgent(GaussianBatchedAgent):
             :func:`~dpbandit.agents.batched.private_defaults.noise_negligible`; then also per-model Grams, the
             0.99 reward clip and the noise-off schedule) or where ``K noise_ratio <= JOINT_MAX_NOISE_RATIO``
             (:func:`~dpbandit.agents.batched.private_defaults.joint_intercept`), else ``"backfit"`` under a
-            declared reward range, else ``"none"``.
+            declared reward range with more than one feature, else ``"none"`` (the one-feature form,
+            ``ONE_FEATURE_EXPLORATION``).
         exploration: scale of the Thompson perturbation of the scores by their posterior std (0 = greedy;
-            default ``ONE_FEATURE_EXPLORATION`` with one feature and more than one model, else 0).
+            default ``ONE_FEATURE_EXPLORATION`` in the one-feature form, one feature and more than one model,
+            else 0).
         prior_exploration: scale of the perturbation by one prior round's posterior spread (default:
             :func:`~dpbandit.agents.batched.private_defaults.prior_exploration` of the noise ratio, 0.7 with
             noise off, about 0.1 or less at epsilon 1).
@@ -271,10 +278,13 @@ class PrivateAgent(GaussianBatchedAgent):
         #: The run's noise ratio ``a`` (:func:`~dpbandit.agents.batched.private_defaults.noise_ratio`): 0 with
         #: noise off, ``inf`` without a horizon; the defaults below are functions of it (issue 40 item 2).
         models = n_arms if self.observation_model == "shared" else 1
+        #: One feature and a model per arm (the plain multi-armed bandit's constant context): the one-feature
+        #: form of the defaults (``ONE_FEATURE_EXPLORATION``).
+        self.one_feature = dim == 1 and models > 1
         #: Scale of the Thompson perturbation by the posterior (module docstring; ``ONE_FEATURE_EXPLORATION``
-        #: with one feature and a model per arm, else 0: greedy).
+        #: in the one-feature form, else 0: greedy).
         self.exploration = _validate.nonnegative(exploration=(
-            (ONE_FEATURE_EXPLORATION if dim == 1 and models > 1 else 0.0) if exploration is None else exploration))
+            (ONE_FEATURE_EXPLORATION if self.one_feature else 0.0) if exploration is None else exploration))
         self.noise_ratio = self._noise_ratio(models, dim, horizon, kwargs)
         # the noise-off form of the discrete choices, where the noise is below one round's contribution
         limit = noise_off or horizon is not None and defaults.noise_negligible(
@@ -319,7 +329,8 @@ class PrivateAgent(GaussianBatchedAgent):
         #: mean regret from 305 to 336 on S1 and from 1,192 to 1,548 on S4: 8 seeds, root 1).
         if intercept is None:  # a declared range centres every model at its midpoint: base rates need one
             joint = limit or horizon is not None and defaults.joint_intercept(self.noise_ratio, n_models=models)
-            intercept = "joint" if joint else "backfit" if reward_range is not None else "none"
+            backfit = reward_range is not None and not self.one_feature
+            intercept = "joint" if joint else "backfit" if backfit else "none"
         elif isinstance(intercept, bool):
             intercept = "joint" if intercept else "none"
         #: ``"joint"`` (least squares on ``(1, x)``), ``"backfit"`` (slope through the origin, then each
@@ -337,6 +348,8 @@ class PrivateAgent(GaussianBatchedAgent):
         floor = rewards_floor(shares["moments"] + shares["rewards"], dim)  # from moments, at small d only
         shares["moments"] -= max(floor - shares["rewards"], 0.0)
         shares["rewards"] = max(floor, shares["rewards"])
+        if self.one_feature and estimator is None and candidates is None:
+            self.estimator = "dense"  # one coordinate: nothing for a screen or a private choice to select
         #: Whether the played estimate is chosen privately (the pooled layout without a fixed ``estimator``).
         self.selecting = self.pooled and self.estimator is None
         if self.pooled and not self.selecting:  # a fixed estimate: no loss block, its budget to the moments

@@ -192,11 +192,19 @@ def test_noise_off_prior_exploration_stops_arms_starving() -> None:
     assert np.all(final["default"] < 0.7 * final["greedy"]), final
 
 
-def test_one_feature_draws_split_a_batch() -> None:
+def test_one_feature_form_and_its_draws_split_a_batch() -> None:
     """Issue 40 item 3: with one feature and a model per arm (the plain multi-armed bandit's constant context) the
-    default Thompson draws split the users of a batch among the arms; greedy play (``exploration=0``, the default
-    with more features or one model) sends them all to one arm."""
+    defaults take the one-feature form: no backfitted intercept, no private choice, and Thompson draws that split
+    the users of a batch among the arms; greedy play (``exploration=0``, the default with more features or one
+    model) sends them all to one arm."""
     rng = np.random.default_rng(5)
+    one = PrivateAgent(3, 1, rng=rng, horizon=5_000, reward_range=(0.0, 1.0))
+    two = PrivateAgent(3, 2, rng=rng, horizon=5_000, reward_range=(0.0, 1.0))
+    assert one.one_feature and not two.one_feature
+    assert (one.intercept_fit, one.estimator, one.selecting) == ("none", "dense", False)
+    assert not {"predictions", "selection"} & set(one.main_blocks)
+    assert (two.intercept_fit, two.estimator, two.selecting) == ("backfit", None, True)
+    assert PrivateAgent(3, 1, rng=rng, horizon=5_000, candidates=("dense", "sparse")).selecting  # asked for
     assert PrivateAgent(3, 1, rng=rng, horizon=5_000).exploration == ONE_FEATURE_EXPLORATION
     assert PrivateAgent(3, 1, rng=rng, horizon=5_000, noise=False).exploration == ONE_FEATURE_EXPLORATION
     assert PrivateAgent(3, 2, rng=rng, horizon=5_000).exploration == 0.0
