@@ -59,8 +59,9 @@ learning (digits at T = 10^4: accuracy 0.33 against 0.49). Play is greedy on ``i
 ``exploration > 0`` perturbs each score by that many of its posterior standard errors (Thompson sampling:
 the slope's covariance ``V diag(spread) V^T`` from the ridge's eigenvectors where a Gram is kept, the fit's
 residual variance times ``(S + lambda I)^{-1}`` plus the released noise through its square; the diagonal
-elsewhere; by default 0.5 with one feature and a model per arm, the plain multi-armed bandit, where greedy play
-put whole batches on a noisy lead: ``ONE_FEATURE_EXPLORATION``, the one-feature form);
+elsewhere; by default 0.5 under noise with one feature and a model per arm, the plain multi-armed bandit, where greedy play
+put whole batches on a noisy lead, rising to 1 (full Thompson sampling) as the noise vanishes: the one-feature
+form, :func:`~dpbandit.agents.batched.private_defaults.one_feature_exploration`);
 ``prior_exploration > 0`` by that many standard errors of one prior round of reward variance ``B^2 / 4`` alone
 (``(rho B^2 / 4 (N + rho)) rho (S + rho C^2 I)^{-1}`` where a Gram is kept: the ridge's and the count's noise
 terms are no information, so they do not narrow it; large for a model without data, fading as ``1 / N``; default
@@ -161,21 +162,6 @@ CANDIDATES = ("dense", "sparse", "constant")
 #: (digits at T = 10^4, 5 seeds, root 2911: accuracy 0.47 -> 0.41, two seeds at 0.26 and 0.28; item-1
 #: imbalanced 0.592 -> 0.578).
 DEFAULT_CANDIDATES = ("dense", "sparse")
-#: The one-feature form (one feature and a model per arm: the plain multi-armed bandit's constant context) [Fill;
-#: measured, docs/batched_agents.md "Issue 40 item 3: the one-feature form"]: ``exploration`` this default, no
-#: backfitted intercept, no private choice (the dense ridge). (1) The constant context gives greedy play nothing to
-#: split a batch by, so a whole batch went to the arm whose released estimate led, and a lead made of noise locked
-#: in bad arms; per-user draws from the posterior (batched Thompson sampling, Kalkanli and Ozgur 2021) split a
-#: batch by each arm's chance of being best. (2) The slope on a constant feature is each arm's base rate, so a
-#: backfitted intercept only adds the ``predictions`` block's noise and its shrinkage. (3) With one coordinate the
-#: screen keeps or drops the only feature, so the private choice's block is budget lost. Five arms, 50 seeds, roots
-#: 0 and 1, mean regret / seeds above half of random's: greedy 292 / 3 and 279 / 5; the draws (0.5) 275 / 1 and 268
-#: / 1; the form 228 / 0 and 249 / 0 (``private-etc`` 159 and 163). Scale of the draws, before (2) and (3): seeds
-#: above half 0 and 2 at 0.35, 1 and 1 at 0.5, 0 and 1 at 0.7, 1 and 0 at 1.0; with the form 0.35 and 0.5 are
-#: within the seeds' noise. With more features greedy play is split by the contexts (it is rate-optimal under
-#: covariate diversity, Bastani, Bayati and Khosravi 2021) and the draws cost at epsilon 1 (0.5: Figure 5.1 302
-#: -> 344, digits 4,987 -> 5,890, 10 seeds, root 29), so there the default stays 0.
-ONE_FEATURE_EXPLORATION = 0.5
 #: Largest ``K d^2`` for which per-model Grams are kept with noise off (2^24 floats, 128 MB) [Fill].
 GRAM_MAX_ENTRIES = 2**24
 #: Largest ``d^2`` for which the pooled Gram is kept (2^22 floats, 32 MB; ``d <= 2048``) [Fill].
@@ -215,7 +201,7 @@ class PrivateAgent(GaussianBatchedAgent):
             :meth:`_second_moments`).
         estimator: the pooled layout's candidate played, ``"dense"``, ``"sparse"`` or ``"constant"`` (the
             per-arm constant, more than one model) (default ``None``: chosen among ``candidates`` from their
-            released losses, ``"dense"`` in the one-feature form, ``ONE_FEATURE_EXPLORATION``; a fixed choice
+            released losses, ``"dense"`` in the one-feature form, ``one_feature``; a fixed choice
             drops that block).
         candidates: the portfolio the pooled layout chooses from, names of ``CANDIDATES`` with ``"dense"``
             among them (default ``DEFAULT_CANDIDATES``, dense and sparse; ``"constant"`` adds best-arm play).
@@ -227,10 +213,10 @@ class PrivateAgent(GaussianBatchedAgent):
             0.99 reward clip and the noise-off schedule) or where ``K noise_ratio <= JOINT_MAX_NOISE_RATIO``
             (:func:`~dpbandit.agents.batched.private_defaults.joint_intercept`), else ``"backfit"`` under a
             declared reward range with more than one feature, else ``"none"`` (the one-feature form,
-            ``ONE_FEATURE_EXPLORATION``).
+            ``one_feature``).
         exploration: scale of the Thompson perturbation of the scores by their posterior std (0 = greedy;
-            default ``ONE_FEATURE_EXPLORATION`` in the one-feature form, one feature and more than one model,
-            else 0).
+            default in the one-feature form, one feature and more than one model:
+            :func:`~dpbandit.agents.batched.private_defaults.one_feature_exploration`, else 0).
         prior_exploration: scale of the perturbation by one prior round's posterior spread (default:
             :func:`~dpbandit.agents.batched.private_defaults.prior_exploration` of the noise ratio, 0.7 with
             noise off, about 0.1 or less at epsilon 1).
@@ -278,14 +264,21 @@ class PrivateAgent(GaussianBatchedAgent):
         #: The run's noise ratio ``a`` (:func:`~dpbandit.agents.batched.private_defaults.noise_ratio`): 0 with
         #: noise off, ``inf`` without a horizon; the defaults below are functions of it (issue 40 item 2).
         models = n_arms if self.observation_model == "shared" else 1
-        #: One feature and a model per arm (the plain multi-armed bandit's constant context): the one-feature
-        #: form of the defaults (``ONE_FEATURE_EXPLORATION``).
+        #: One feature and a model per arm (the plain multi-armed bandit's constant context): the one-feature form
+        #: of the defaults [Fill; measured, docs/batched_agents.md "Issue 40 item 3: the one-feature form"]:
+        #: Thompson draws (:func:`~dpbandit.agents.batched.private_defaults.one_feature_exploration`), no
+        #: backfitted intercept (the slope on a constant feature is each arm's base rate: the intercept only added
+        #: the ``predictions`` block's noise and its shrinkage) and no private choice (with one coordinate the
+        #: screen keeps or drops the only feature: the ``selection`` block bought nothing). Five arms, 50 seeds,
+        #: roots 0 and 1, epsilon 1, mean regret / seeds above half of random's: greedy with both 292 / 3 and 279 /
+        #: 5; the draws 275 / 1 and 268 / 1; the form 228 / 0 and 249 / 0 (``private-etc`` 159 and 163).
         self.one_feature = dim == 1 and models > 1
-        #: Scale of the Thompson perturbation by the posterior (module docstring; ``ONE_FEATURE_EXPLORATION``
-        #: in the one-feature form, else 0: greedy).
-        self.exploration = _validate.nonnegative(exploration=(
-            (ONE_FEATURE_EXPLORATION if self.one_feature else 0.0) if exploration is None else exploration))
         self.noise_ratio = self._noise_ratio(models, dim, horizon, kwargs)
+        #: Scale of the Thompson perturbation by the posterior (module docstring; in the one-feature form
+        #: :func:`~dpbandit.agents.batched.private_defaults.one_feature_exploration`, else 0: greedy).
+        self.exploration = _validate.nonnegative(exploration=(
+            (defaults.one_feature_exploration(self.noise_ratio, horizon=horizon) if self.one_feature else 0.0)
+            if exploration is None else exploration))
         # the noise-off form of the discrete choices, where the noise is below one round's contribution
         limit = noise_off or horizon is not None and defaults.noise_negligible(
             self.noise_ratio, horizon=horizon, n_models=models)

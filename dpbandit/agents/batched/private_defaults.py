@@ -7,7 +7,8 @@ the **noise ratio** ``a`` of :func:`noise_ratio`: the variance of the privacy no
 ``a -> 0`` (tests/agents/batched/test_private_defaults.py):
 
 * continuous defaults move with ``a``: ``prior_exploration`` (:func:`prior_exploration`), the reward clip's
-  quantile (:func:`reward_quantile`, from the median to 0.99); the batch schedule moves with epsilon
+  quantile (:func:`reward_quantile`, from the median to 0.99), the one-feature form's Thompson scale
+  (:func:`one_feature_exploration`, from 0.5 to 1); the batch schedule moves with epsilon
   (:func:`schedule`);
 * discrete choices whose noise-off form loses under noise (the per-model Grams, the joint intercept; measured
   at epsilon 8 and 64 on results/private_epsilon_limit.md) switch to that form where the noise is below one
@@ -25,11 +26,11 @@ import math
 from dpbandit import _validate
 from dpbandit.agents.batched.base import BatchSchedule
 
-__all__ = ["JOINT_MAX_NOISE_RATIO", "NOISE_OFF_PRIOR_EXPLORATION", "NOISE_OFF_REWARD_QUANTILE",
-           "PER_MODEL_MAX_NOISE_RATIO", "SCHEDULES", "effective_releases", "interpolated_reward_quantile",
-           "joint_intercept", "noise_negligible", "noise_ratio", "noise_share", "one_round_weight",
-           "per_model_grams", "prior_exploration", "reward_quantile", "ridge_noise_norm", "schedule",
-           "spectral_weight"]
+__all__ = ["JOINT_MAX_NOISE_RATIO", "NOISE_OFF_EXPLORATION", "NOISE_OFF_PRIOR_EXPLORATION",
+           "NOISE_OFF_REWARD_QUANTILE", "ONE_FEATURE_EXPLORATION", "PER_MODEL_MAX_NOISE_RATIO", "SCHEDULES",
+           "effective_releases", "interpolated_reward_quantile", "joint_intercept", "noise_negligible",
+           "noise_ratio", "noise_share", "one_feature_exploration", "one_round_weight", "per_model_grams",
+           "prior_exploration", "reward_quantile", "ridge_noise_norm", "schedule", "spectral_weight"]
 
 #: Default ``prior_exploration`` with noise off [Fill; measured, docs/batched_agents.md "Many arms"]: greedy
 #: least squares starved arms whose first estimates lost (``LinearBandit-v0``, 20 arms, d = 25: 8 of 20 arms
@@ -37,6 +38,23 @@ __all__ = ["JOINT_MAX_NOISE_RATIO", "NOISE_OFF_PRIOR_EXPLORATION", "NOISE_OFF_RE
 #: without data, fading as ``1 / N``) explores them: 1.46x, S4 1.78x (6 seeds, root 2; 0.5: 1.64x and 1.80x,
 #: 1.0: 1.48x and 2.04x on 4 seeds, root 1). The data's own posterior spread (``exploration``) cost S4 more.
 NOISE_OFF_PRIOR_EXPLORATION = 0.7
+#: Scale of the one-feature form's Thompson draws (``exploration`` of ``private`` with one feature and a model per
+#: arm, ``PrivateAgent.one_feature``) under heavy noise [Fill; measured, docs/batched_agents.md "Issue 40 item 3:
+#: Thompson draws with one feature"]: the plain multi-armed bandit's constant context gives greedy play nothing to
+#: split a batch by, so a whole batch went to the arm whose released estimate led, and a lead made of noise locked
+#: in bad arms; per-user draws from the posterior (batched Thompson sampling, Kalkanli and Ozgur 2021) split a
+#: batch by each arm's chance of being best. Five arms, 50 seeds, roots 0 and 1, epsilon 1, before the rest of the
+#: form: seeds above half of random's regret 3 and 5 greedy, 0 and 2 at 0.35, 1 and 1 at 0.5, 0 and 1 at 0.7, 1 and
+#: 0 at 1.0, mean regret 266, 272, 278 and 302 (greedy 285); with the form 0.5 against 0.69 (``1 / (1 + a)``):
+#: 228 / 249 against 237 / 265, the three-arm means 169 / 151 against 175 / 149. With more features greedy play is
+#: split by the contexts (rate-optimal under covariate diversity, Bastani, Bayati and Khosravi 2021) and the draws
+#: cost at epsilon 1 (0.5: Figure 5.1 302 -> 344, digits 4,987 -> 5,890, 10 seeds, root 29): there none.
+ONE_FEATURE_EXPLORATION = 0.5
+#: The one-feature form's draws with noise off: full Thompson sampling (the posterior's own spread) [Fill;
+#: measured]: at 0.5 the noise-off form locked in on 1 seed of 50 with five arms (regret 791 and 797, roots 3
+#: and 5; at 1.0 the worst seeds are 177 and 118, the means 61 and 58 against 67 and 63; three arms 29 against
+#: 12-15, worst 55 against 52).
+NOISE_OFF_EXPLORATION = 1.0
 #: Quantile the reward clip tracks with noise off (no noise to trade the clip's bias against) [Fill]: at the
 #: median, clipped rewards shrank the slopes by half on ``LinearBandit-v0``. With the noise-off schedule, noise-off
 #: regret on the learning suite went from 3.04x to 1.38x LinUCB's on S4 and from 1.93x to 0.91x on S1
@@ -164,6 +182,15 @@ def prior_exploration(ratio: float) -> float:
     if not ratio >= 0.0:  # inf (no horizon: the noise cannot be weighed) gives 0
         raise ValueError(f"Expected noise_ratio >= 0, got noise_ratio={ratio!r}.")
     return NOISE_OFF_PRIOR_EXPLORATION / (1.0 + ratio)
+
+
+def one_feature_exploration(ratio: float, *, horizon: int | None) -> float:
+    """``q + (q_off - q) w`` [Fill; derived interpolation]: the one-feature form's Thompson scale, from
+    ``q = ONE_FEATURE_EXPLORATION`` under noise to ``q_off = NOISE_OFF_EXPLORATION`` (full Thompson sampling) as
+    the noise vanishes, ``w`` the :func:`one_round_weight` (as the reward clip's quantile moves; 0.0004-0.0008 on
+    the plain bandits at epsilon 1, T = 5,000, so 0.5 there)."""
+    weight = one_round_weight(ratio, horizon=horizon)
+    return ONE_FEATURE_EXPLORATION + (NOISE_OFF_EXPLORATION - ONE_FEATURE_EXPLORATION) * weight
 
 
 def schedule(layout: str, epsilon: float | None) -> tuple[int, float]:

@@ -13,8 +13,8 @@ import pytest
 from batched_helpers import Recorder, assert_scale, rounds, statistics
 
 from dpbandit.agents import agent_class
-from dpbandit.agents.batched.private import (CANDIDATES, ONE_FEATURE_EXPLORATION, PrivateAgent,
-                                             PrivateAgentPerArm)
+from dpbandit.agents.batched import private_defaults as defaults
+from dpbandit.agents.batched.private import CANDIDATES, PrivateAgent, PrivateAgentPerArm
 from dpbandit.agents.uniform import RandomAgent, RandomPerArmAgent
 from dpbandit.harness import run
 from dpbandit.privacy import accounting
@@ -205,8 +205,11 @@ def test_one_feature_form_and_its_draws_split_a_batch() -> None:
     assert not {"predictions", "selection"} & set(one.main_blocks)
     assert (two.intercept_fit, two.estimator, two.selecting) == ("backfit", None, True)
     assert PrivateAgent(3, 1, rng=rng, horizon=5_000, candidates=("dense", "sparse")).selecting  # asked for
-    assert PrivateAgent(3, 1, rng=rng, horizon=5_000).exploration == ONE_FEATURE_EXPLORATION
-    assert PrivateAgent(3, 1, rng=rng, horizon=5_000, noise=False).exploration == ONE_FEATURE_EXPLORATION
+    # the draws' scale: 0.5 under noise (epsilon 1), rising to full Thompson sampling (1) as the noise vanishes
+    scales = [PrivateAgent(3, 1, rng=rng, horizon=5_000, epsilon=e).exploration for e in (1.0, 64.0, 1e4, 1e6)]
+    assert scales[0] == pytest.approx(defaults.ONE_FEATURE_EXPLORATION, abs=1e-3) and np.all(np.diff(scales) > 0)
+    assert scales[-1] == pytest.approx(defaults.NOISE_OFF_EXPLORATION, abs=1e-3)
+    assert PrivateAgent(3, 1, rng=rng, horizon=5_000, noise=False).exploration == defaults.NOISE_OFF_EXPLORATION
     assert PrivateAgent(3, 2, rng=rng, horizon=5_000).exploration == 0.0
     assert PrivateAgentPerArm(3, 1, rng=rng, horizon=5_000).exploration == 0.0
     assert PrivateAgent(3, 1, rng=rng, horizon=5_000, exploration=0.0).exploration == 0.0
