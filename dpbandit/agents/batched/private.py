@@ -49,19 +49,19 @@ intercept; ``N' = N + 2 s_N + 1`` round, ``s_N`` the count noise; Sherman-Morris
 the ``sums`` block and the intercepts shrunk towards their common mean by an empirical-Bayes factor; otherwise
 a line through the origin per model, fitted to rewards centred at the declared midpoint or the pooled released
 mean reward (the ``sums`` budget goes to ``moments``). Backfitted intercepts (issue 29; ``intercept=
-"backfit"``, the default with a declared range, noise on and more than one feature): the slope stays that line through the midpoint,
-and each model's intercept is its mean residual ``(sum r - sum p) / N'`` from the ``rewards``, ``counts`` and
-``predictions`` releases (a midpoint-centred line cannot represent an arm's base rate, its class prior),
-shrunk by the same empirical-Bayes factor and then, around their mean, by the ridge's mean shrinkage factor
+"backfit"``, the default with a declared range, noise on and more than one feature): the slope stays that line
+through the midpoint, and each model's intercept is its mean residual ``(sum r - sum p) / N'`` from the
+``rewards``, ``counts`` and ``predictions`` releases (a midpoint-centred line cannot represent an arm's base
+rate, its class prior), shrunk by the same empirical-Bayes factor and then, around their mean, by the ridge's mean shrinkage factor
 of the model's slope ``mean_j S_jj / (S_jj + lambda)``: un-shrunk, they decided play alone wherever the noise
 shrinks every slope, and an arm's intercept (its precision on the rows it won) starved the arms still
 learning (digits at T = 10^4: accuracy 0.33 against 0.49). Play is greedy on ``intercept_k + x^T theta_k``;
 ``exploration > 0`` perturbs each score by that many of its posterior standard errors (Thompson sampling:
 the slope's covariance ``V diag(spread) V^T`` from the ridge's eigenvectors where a Gram is kept, the fit's
 residual variance times ``(S + lambda I)^{-1}`` plus the released noise through its square; the diagonal
-elsewhere; by default 0.5 under noise with one feature and a model per arm, the plain multi-armed bandit, where greedy play
-put whole batches on a noisy lead, rising to 1 (full Thompson sampling) as the noise vanishes: the one-feature
-form, :func:`~dpbandit.agents.batched.private_defaults.one_feature_exploration`);
+elsewhere; by default 0.5 under noise with one feature and a model per arm, the plain multi-armed bandit, where
+greedy play put whole batches on a noisy lead, rising to 1 (full Thompson sampling) as the noise vanishes: the
+one-feature form, :func:`~dpbandit.agents.batched.private_defaults.one_feature_exploration`);
 ``prior_exploration > 0`` by that many standard errors of one prior round of reward variance ``B^2 / 4`` alone
 (``(rho B^2 / 4 (N + rho)) rho (S + rho C^2 I)^{-1}`` where a Gram is kept: the ridge's and the count's noise
 terms are no information, so they do not narrow it; large for a model without data, fading as ``1 / N``; default
@@ -270,8 +270,9 @@ class PrivateAgent(GaussianBatchedAgent):
         #: backfitted intercept (the slope on a constant feature is each arm's base rate: the intercept only added
         #: the ``predictions`` block's noise and its shrinkage) and no private choice (with one coordinate the
         #: screen keeps or drops the only feature: the ``selection`` block bought nothing). Five arms, 50 seeds,
-        #: roots 0 and 1, epsilon 1, mean regret / seeds above half of random's: greedy with both 292 / 3 and 279 /
-        #: 5; the draws 275 / 1 and 268 / 1; the form 228 / 0 and 249 / 0 (``private-etc`` 159 and 163).
+        #: roots 0 and 1, epsilon 1, mean regret / seeds above half of random's: greedy, before the form, 292 / 3
+        #: and 279 / 5; the draws alone 275 / 1 and 268 / 1; the whole form 228 / 0 and 248 / 0 (``private-etc``
+        #: 159 and 163).
         self.one_feature = dim == 1 and models > 1
         self.noise_ratio = self._noise_ratio(models, dim, horizon, kwargs)
         #: Scale of the Thompson perturbation by the posterior (module docstring; in the one-feature form
