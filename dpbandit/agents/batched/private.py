@@ -52,10 +52,10 @@ mean reward (the ``sums`` budget goes to ``moments``). Backfitted intercepts (is
 "backfit"``, the default with a declared range, noise on and more than one feature): the slope stays that line
 through the midpoint, and each model's intercept is its mean residual ``(sum r - sum p) / N'`` from the
 ``rewards``, ``counts`` and ``predictions`` releases (a midpoint-centred line cannot represent an arm's base
-rate, its class prior), shrunk by the same empirical-Bayes factor and then, around their mean, by the ridge's mean shrinkage factor
-of the model's slope ``mean_j S_jj / (S_jj + lambda)``: un-shrunk, they decided play alone wherever the noise
-shrinks every slope, and an arm's intercept (its precision on the rows it won) starved the arms still
-learning (digits at T = 10^4: accuracy 0.33 against 0.49). Play is greedy on ``intercept_k + x^T theta_k``;
+rate, its class prior), shrunk by the same empirical-Bayes factor and then, around their mean, by the ridge's
+mean shrinkage factor of the model's slope ``mean_j S_jj / (S_jj + lambda)``: un-shrunk, they decided play alone
+wherever the noise shrinks every slope, and an arm's intercept (its precision on the rows it won) starved the
+arms still learning (digits at T = 10^4: accuracy 0.33 against 0.49). Play is greedy on ``intercept_k + x^T theta_k``;
 ``exploration > 0`` perturbs each score by that many of its posterior standard errors (Thompson sampling:
 the slope's covariance ``V diag(spread) V^T`` from the ridge's eigenvectors where a Gram is kept, the fit's
 residual variance times ``(S + lambda I)^{-1}`` plus the released noise through its square; the diagonal
