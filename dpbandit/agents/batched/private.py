@@ -294,8 +294,10 @@ class PrivateAgent(GaussianBatchedAgent):
         self.starved_share = _validate.probability(
             starved_share=1.0 / n_arms if starved_share is None else starved_share, open_interval=False)
         #: The pooled layout's estimate played: ``"dense"``, ``"sparse"``, ``"constant"``, or ``None``: chosen
-        #: privately among ``candidates``.
-        self.estimator = None if estimator is None else _validate.one_of(CANDIDATES, estimator=estimator)
+        #: privately among ``candidates`` (the one-feature form plays the dense ridge: one coordinate leaves a
+        #: screen or a private choice nothing to select, unless a portfolio is asked for).
+        self.estimator = (("dense" if self.one_feature and candidates is None else None) if estimator is None
+                          else _validate.one_of(CANDIDATES, estimator=estimator))
         names = DEFAULT_CANDIDATES if candidates is None else candidates
         if (not isinstance(names, (tuple, list)) or "dense" not in names or len(set(names)) != len(names)
                 or not set(names) <= set(CANDIDATES)):
@@ -342,8 +344,6 @@ class PrivateAgent(GaussianBatchedAgent):
         floor = rewards_floor(shares["moments"] + shares["rewards"], dim)  # from moments, at small d only
         shares["moments"] -= max(floor - shares["rewards"], 0.0)
         shares["rewards"] = max(floor, shares["rewards"])
-        if self.one_feature and estimator is None and candidates is None:
-            self.estimator = "dense"  # one coordinate: nothing for a screen or a private choice to select
         #: Whether the played estimate is chosen privately (the pooled layout without a fixed ``estimator``).
         self.selecting = self.pooled and self.estimator is None
         if self.pooled and not self.selecting:  # a fixed estimate: no loss block, its budget to the moments
